@@ -1,0 +1,5 @@
+import sys
+
+from vikingsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,292 @@
+"""Command line: ``vikingsim games | simulate | odds | trace | bench`` (style rule 17).
+
+Bad input of any kind exits 2 with one line on stderr naming the problem and the allowed
+values; ``--json`` prints exactly one JSON object on stdout; progress goes to stderr, and only
+when stderr is a terminal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from vikingsim.core import config
+from vikingsim.core.errors import InputError, PolicyError
+from vikingsim.core.options import parse_assignments
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):                     # one line, exit 2 (argparse prints usage too)
+        raise InputError(f"{message} (see '{self.prog} --help')")
+
+
+def _clean(obj):
+    """JSON-safe: NaN/inf → None, numpy scalars → Python."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(_clean(obj), allow_nan=False))
+
+
+def _fmt(x) -> str:
+    return f"{x:.4f}" if isinstance(x, float) else str(x)
+
+
+def format_summary(s: dict) -> str:
+    """Human-readable summary: per-seat tables for list metrics, p [lo, hi] for fractions."""
+    head = (f"{s['game']}: n={s['n']:,} seed={s['seed']} players={s['players']} "
+            f"policies={','.join(s['policies'])}")
+    changed = {k: v for k, v in s["options"].items()}
+    lines = [head, "options: " + " ".join(f"{k}={v}" for k, v in changed.items()),
+             f"elapsed {s['elapsed_s']:.3f} s ({s['games_per_s'] or 0:,.0f} games/s)"]
+    skip = {"game", "n", "seed", "players", "policies", "options", "elapsed_s", "games_per_s"}
+    for key, val in s.items():
+        if key in skip or key.endswith("_ci") or key.endswith("_se"):
+            continue
+        ci = s.get(f"{key}_ci")
+        if isinstance(val, list):
+            lines.append(f"{key}:")
+            for seat, v in enumerate(val):
+                extra = f"  95% CI [{ci[seat][0]:.4f}, {ci[seat][1]:.4f}]" if ci else ""
+                lines.append(f"  seat {seat}: {_fmt(v)}{extra}")
+        elif ci:
+            lines.append(f"{key}: {_fmt(val)}  95% CI [{ci[0]:.4f}, {ci[1]:.4f}]")
+        elif isinstance(val, dict):
+            lines.append(f"{key}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in val.items()))
+        else:
+            se = s.get(f"{key}_se")
+            lines.append(f"{key}: {_fmt(val)}" + (f" (se {se:.4f})" if se else ""))
+    return "\n".join(lines)
+
+
+def _add_game_args(p, *, policies=True):
+    p.add_argument("game", help="game name (see 'vikingsim games')")
+    p.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
+                   help="set a game option (repeatable)")
+    if policies:
+        p.add_argument("--players", type=int, default=None, help="number of seats")
+        p.add_argument("--policy", dest="policies", action="extend", nargs="+", default=[],
+                       metavar="NAME", help="one policy for every seat, or one per seat")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="vikingsim", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    g = sub.add_parser("games", help="list games with their options and policies")
+    g.add_argument("--json", action="store_true", help="print JSON")
+
+    s = sub.add_parser("simulate", help="play N games and summarise them")
+    _add_game_args(s)
+    s.add_argument("-n", type=int, default=100_000, help="number of games (default 100000)")
+    s.add_argument("--seed", type=int, default=config.SEED,
+                   help=f"root seed (default {config.SEED})")
+    s.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
+    s.add_argument("--out", default=None, help="write the per-game frame to PATH.parquet "
+                   "plus PATH.manifest.json")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--reference", action="store_true",
+                   help="use the plain-Python reference engine (slow; for checking)")
+
+    o = sub.add_parser("odds", help="exact odds from the game's solver")
+    _add_game_args(o, policies=False)
+    o.add_argument("--json", action="store_true", help="print JSON")
+    o.add_argument("--grid", action="append", default=[], metavar="KEY=LO:HI",
+                   help="sweep an integer option (give two for a heatmap)")
+    o.add_argument("--metric", default=None, help="value to plot (default: first p_* key)")
+    o.add_argument("--plot", default=None, metavar="PNG", help="save a heatmap of the grid")
+
+    t = sub.add_parser("trace", help="tell one game turn by turn")
+    _add_game_args(t)
+    t.add_argument("--seed", type=int, default=config.SEED, help="root seed")
+    t.add_argument("--game-id", type=int, default=0, help="which game of the run (default 0)")
+
+    b = sub.add_parser("bench", help="games/s: kernel at 1 and 2 threads vs the reference")
+    b.add_argument("games", nargs="*", help="games to time (default: all)")
+    b.add_argument("--seconds", type=float, default=1.0, help="target seconds per timing")
+    b.add_argument("--repeats", type=int, default=3, help="timings per figure (median)")
+    b.add_argument("--json", action="store_true", help="print JSON")
+    b.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    return ap
+
+
+def _cmd_games(args) -> int:
+    from vikingsim.games import get, names
+
+    specs = [get(n).describe() for n in names()]
+    if args.json:
+        _print_json({"games": specs})
+        return 0
+    for d in specs:
+        pl = d["players"]
+        print(f"{d['name']}: {d['title']} - {d['summary']} (players {pl['min']}-{pl['max']}, "
+              f"default {pl['default']}{'; exact odds' if d['odds'] else ''})")
+        print("  policies: " + ", ".join(
+            f"{p['name']}{' (default)' if p['default'] else ''}" for p in d["policies"]))
+        for opt in d["options"]:
+            rng = (f" choices {','.join(map(str, opt['choices']))}" if "choices" in opt else
+                   f" range [{opt['range'][0]}, {opt['range'][1]}]" if "range" in opt else "")
+            print(f"  --set {opt['name']}=<{opt['type']}> default {opt['default']}{rng}: "
+                  f"{opt['help']}")
+    return 0
+
+
+def _cmd_simulate(args) -> int:
+    from vikingsim.core.results import check_writable
+    from vikingsim.core.runner import simulate
+
+    if args.out is not None:
+        check_writable(args.out)
+    res = simulate(args.game, args.n, seed=args.seed, players=args.players,
+                   policies=args.policies or None, options=parse_assignments(args.sets),
+                   threads=args.threads, reference=args.reference, progress=not args.quiet)
+    if args.out is not None:
+        res.to_parquet(args.out)
+    summary = res.summary
+    if args.out is not None:
+        summary["out"] = str(args.out)
+    if args.json:
+        _print_json(summary)
+    else:
+        print(format_summary(summary))
+        if args.out is not None:
+            print(f"wrote {args.out} and its manifest")
+    return 0
+
+
+def _parse_grid(items) -> list[tuple[str, list[int]]]:
+    out = []
+    for item in items:
+        key, sep, span = item.partition("=")
+        lo, sep2, hi = span.partition(":")
+        try:
+            lo_i, hi_i = int(lo), int(hi)
+        except ValueError:
+            raise InputError(f"--grid expects KEY=LO:HI with integers, got {item!r}") from None
+        if not sep or not sep2 or lo_i > hi_i or hi_i - lo_i > 100:
+            raise InputError(f"--grid expects KEY=LO:HI with LO <= HI (at most 101 values), "
+                             f"got {item!r}")
+        out.append((key.strip(), list(range(lo_i, hi_i + 1))))
+    return out
+
+
+def _cmd_odds(args) -> int:
+    import itertools
+
+    from vikingsim.core.options import resolve
+    from vikingsim.games import get
+
+    spec = get(args.game)
+    if spec.odds is None:
+        have = [n for n in __import__("vikingsim.games", fromlist=["names"]).names()
+                if get(n).odds is not None]
+        raise InputError(f"{args.game} has no exact solver; games with one: {', '.join(have)}")
+    given = parse_assignments(args.sets)
+    grid = _parse_grid(args.grid)
+    if args.plot is not None and len(grid) != 2:
+        raise InputError("--plot needs exactly two --grid options")
+    if not grid:
+        res = spec.odds(resolve(spec.name, spec.options, given))
+        res = {"game": spec.name, "options": resolve(spec.name, spec.options, given), **res}
+        if args.json:
+            _print_json(res)
+        else:
+            for k, v in res.items():
+                print(f"{k}: {v}")
+        return 0
+    import pandas as pd
+
+    rows = []
+    keys = [k for k, _ in grid]
+    for values in itertools.product(*(v for _, v in grid)):
+        opts = resolve(spec.name, spec.options, {**given, **dict(zip(keys, values))})
+        rows.append({**dict(zip(keys, values)), **spec.odds(opts)})
+    frame = pd.DataFrame(rows)
+    metric = args.metric or next(c for c in frame.columns if c.startswith("p_"))
+    if metric not in frame.columns:
+        raise InputError(f"--metric {metric!r}: allowed: {', '.join(frame.columns[len(keys):])}")
+    if args.plot is not None:
+        from vikingsim.core.results import _atomic_write
+        from vikingsim.plots import odds_heatmap
+
+        from pathlib import Path
+        path = Path(args.plot)
+        if not path.parent.is_dir():
+            raise InputError(f"cannot write {args.plot!r}: folder does not exist")
+        _atomic_write(path, lambda p: odds_heatmap(frame, keys[0], keys[1], metric, path=p))
+    if args.json:
+        _print_json({"game": spec.name, "grid": keys, "metric": metric,
+                     "rows": frame.to_dict(orient="records")})
+    else:
+        print(frame.to_string(index=False))
+    return 0
+
+
+def _cmd_trace(args) -> int:
+    from vikingsim.core.options import resolve
+    from vikingsim.core.runner import check_count, resolve_policies
+    from vikingsim.games import get
+
+    spec = get(args.game)
+    if spec.trace is None:
+        raise InputError(f"{args.game} has no trace")
+    seed = check_count("seed", args.seed, 0, 2**63 - 1)
+    game_id = check_count("game-id", args.game_id, 0, 10**9)
+    opts = resolve(spec.name, spec.options, parse_assignments(args.sets))
+    pols, players = resolve_policies(spec, args.policies or None, args.players)
+    import inspect
+
+    setup = spec.setup(opts, pols, players)
+    if len(inspect.signature(spec.trace).parameters) >= 3:
+        print(spec.trace(setup, seed, game_id))
+    elif game_id:
+        raise InputError(f"{args.game} traces only game 0 of a seed; drop --game-id")
+    else:
+        print(spec.trace(setup, seed))
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from vikingsim.core.bench import bench, markdown_table
+
+    rows = bench(args.games or None, seconds=args.seconds, repeats=args.repeats)
+    if args.json:
+        _print_json({"bench": rows})
+    elif args.markdown:
+        print(markdown_table(rows))
+    else:
+        print(markdown_table(rows))
+    return 0
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return {"games": _cmd_games, "simulate": _cmd_simulate, "odds": _cmd_odds,
+                "trace": _cmd_trace, "bench": _cmd_bench}[args.cmd](args)
+    except InputError as e:
+        print(f"vikingsim: error: {e}", file=sys.stderr)
+        return 2
+    except PolicyError as e:
+        print(f"vikingsim: policy error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("vikingsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""``vikingsim bench``: games/s of each game's compiled kernel at 1 and 2 threads and of its
+plain-Python reference on the same seed (style rule 16). Never run by the test suite's asserts.
+
+Each figure is the median of ``repeats`` timings of one ``simulate`` call whose size is chosen
+so a timing lasts about ``seconds``; the kernel is compiled (or loaded from cache) first,
+untimed. The reference plays a prefix of the same seed's games.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+from vikingsim.core import config
+
+
+def _rate(spec, n, *, threads, reference, repeats) -> float:
+    from vikingsim.core.runner import simulate
+
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        simulate(spec, n, seed=config.SEED, options=spec.bench_options,
+                 players=spec.bench_players, threads=threads, reference=reference)
+        times.append(time.perf_counter() - t0)
+    return n / statistics.median(times)
+
+
+def _sized(spec, seconds, *, threads, reference, repeats, start) -> tuple[int, float]:
+    """Grow n until one run takes >= seconds/4, then time at the size for ``seconds``."""
+    n = start
+    while True:
+        rate = _rate(spec, n, threads=threads, reference=reference, repeats=1)
+        if n / rate >= seconds / 4 or n >= 50_000_000:
+            break
+        n *= 4
+    n = max(1, int(rate * seconds))
+    return n, _rate(spec, n, threads=threads, reference=reference, repeats=repeats)
+
+
+def bench(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
+    from vikingsim.core.errors import InputError
+    from vikingsim.games import get, names
+
+    if seconds <= 0 or repeats < 1:
+        raise InputError("--seconds must be > 0 and --repeats >= 1")
+    rows = []
+    for name in games or names():
+        spec = get(name)
+        _rate(spec, 1000, threads=1, reference=False, repeats=1)     # compile / load cache
+        n1, k1 = _sized(spec, seconds, threads=1, reference=False, repeats=repeats, start=20_000)
+        n2, k2 = _sized(spec, seconds, threads=2, reference=False, repeats=repeats, start=n1)
+        nr, ref = _sized(spec, seconds, threads=1, reference=True, repeats=1, start=50)
+        rows.append({"game": name, "options": dict(spec.bench_options),
+                     "players": spec.bench_players, "kernel_1t": k1, "kernel_2t": k2,
+                     "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
+                     "n_kernel": n2, "n_reference": nr})
+    return rows
+
+
+def markdown_table(rows) -> str:
+    out = ["| game | config | kernel 1 thread (games/s) | kernel 2 threads | 2t/1t | "
+           "reference (games/s) | kernel 1t / reference |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        cfg = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
+        if r["players"]:
+            cfg += f", {r['players']} players"
+        out.append(f"| {r['game']} | {cfg} | {r['kernel_1t']:,.0f} | {r['kernel_2t']:,.0f} | "
+                   f"{r['threads_ratio']:.2f} | {r['reference']:,.0f} | {r['speedup_1t']:,.0f}x |")
+    return "\n".join(out)

@@ -1,0 +1,81 @@
+"""What a game gives the shared machinery (runner, CLI, bench, invariant suites).
+
+A game module builds one ``GameSpec`` and registers it in ``vikingsim/games/__init__.py``.
+The runner never knows a game's rules: it asks the spec to ``setup`` (validate options and
+policies, compile rules to arrays), ``allocate`` per-game output arrays, and ``play_block``
+one RNG block of games at a time (a nogil kernel), then ``frame``/``summary`` to tidy up.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from vikingsim.core.options import Option
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Registry entry of one game.
+
+    Attributes
+    ----------
+    name : str
+        CLI name (``vikingsim simulate NAME``).
+    title, summary : str
+        Human name and one-line description (``vikingsim games``).
+    options : tuple of Option
+        Every flat option, with defaults (the rules notes' DEFAULT readings).
+    policies : dict[str, str]
+        Policy name -> one-line help. ``default_policy`` is used for seats not given one.
+    players : (min, max, default)
+        Seat counts the game accepts; two-sided games use (2, 2, 2).
+    setup(options: dict, policies: list[str], players: int) -> Any
+        Validated, compiled setup (raise InputError for bad combinations).
+    allocate(setup, n_games) -> dict[str, ndarray]
+        Per-game outputs, first axis n_games.
+    play_block(setup, g0, g1, dice_rng, pol_rng, out) -> None
+        Compiled kernel: games g0..g1 of ``out``; releases the GIL.
+    reference_block : same signature, plain Python, bit-identical to ``play_block``.
+    frame(setup, out) -> DataFrame
+        Tidy per-game frame (one row per game).
+    summary(setup, out) -> dict
+        JSON-ready headline metrics (with intervals).
+    odds(options: dict) -> dict, optional
+        Exact answer for the same metrics, where one exists.
+    trace(setup, seed) -> str, optional
+        One game told turn by turn.
+    bench_options : dict
+        Options for ``vikingsim bench`` (the issue's benchmark configuration).
+    """
+
+    name: str
+    title: str
+    summary_line: str
+    options: tuple[Option, ...]
+    policies: dict[str, str]
+    default_policy: str
+    players: tuple[int, int, int]
+    setup: Callable[..., Any]
+    allocate: Callable[..., dict]
+    play_block: Callable[..., None]
+    reference_block: Callable[..., None]
+    frame: Callable[..., Any]
+    summary: Callable[..., dict]
+    odds: Callable[..., dict] | None = None
+    trace: Callable[..., str] | None = None
+    bench_options: dict = field(default_factory=dict)
+    bench_players: int | None = None
+
+    def describe(self) -> dict:
+        lo, hi, default = self.players
+        return {
+            "name": self.name,
+            "title": self.title,
+            "summary": self.summary_line,
+            "players": {"min": lo, "max": hi, "default": default},
+            "options": [o.describe() for o in self.options],
+            "policies": [{"name": k, "help": v, "default": k == self.default_policy}
+                         for k, v in self.policies.items()],
+            "odds": self.odds is not None,
+            "trace": self.trace is not None,
+        }

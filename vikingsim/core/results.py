@@ -1,0 +1,183 @@
+"""A run's arrays → tidy DataFrame, summary and manifest; Parquet + manifest written atomically."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vikingsim.core import config
+from vikingsim.core.errors import InputError
+
+_RULES_DIR = Path(__file__).resolve().parents[1] / "games"
+
+
+def package_versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in ("vikingsim", "numpy", "numba", "pandas", "pyarrow"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def git_commit() -> str | None:
+    try:
+        r = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                           timeout=5, cwd=Path(__file__).resolve().parent)
+        return r.stdout.strip() or None if r.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def rules_hash(game: str, options: dict) -> str:
+    """sha256 of the game's rules data (its package's source files, which hold the rule tables
+    and kernels) and the resolved options; the seed is not included."""
+    h = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode())
+    pkg = _RULES_DIR / game
+    if pkg.is_dir():
+        for f in sorted(pkg.rglob("*")):
+            if f.suffix in (".py", ".json", ".toml", ".csv") and f.is_file():
+                h.update(f.name.encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Result:
+    """One run: per-game arrays (``out``), the tidy ``frame``, ``summary`` and ``manifest``."""
+
+    spec: Any
+    setup: Any
+    out: dict
+    n: int
+    seed: int
+    players: int
+    policies: list
+    options: dict
+    elapsed_s: float
+    threads: int
+    engine: str = "kernel"
+    _frame: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def game(self) -> str:
+        return self.spec.name
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Tidy per-game frame: one row per game (``game_id`` first)."""
+        if self._frame is None:
+            self._frame = self.spec.frame(self.setup, self.out)
+        return self._frame
+
+    def frame_with_options(self) -> pd.DataFrame:
+        """``frame`` plus ``rule_*`` and ``policy_*`` columns (one per option and seat)."""
+        df = self.frame.copy()
+        for k, v in self.options.items():
+            df[f"rule_{k}"] = v
+        for seat, p in enumerate(self.policies):
+            df[f"policy_{seat}"] = p
+        df["seed"] = self.seed
+        return df
+
+    @property
+    def summary(self) -> dict:
+        """Headline metrics with intervals plus the run's identity (the ``--json`` object)."""
+        s = {
+            "game": self.game,
+            "n": self.n,
+            "seed": self.seed,
+            "players": self.players,
+            "policies": list(self.policies),
+            "options": dict(self.options),
+            "elapsed_s": round(self.elapsed_s, 4),
+            "games_per_s": round(self.n / self.elapsed_s, 1) if self.elapsed_s > 0 else None,
+        }
+        s.update(self.spec.summary(self.setup, self.out))
+        return s
+
+    @property
+    def manifest(self) -> dict:
+        return {
+            "game": self.game,
+            "n": self.n,
+            "seed": self.seed,
+            "players": self.players,
+            "policies": list(self.policies),
+            "options": dict(self.options),
+            "rules_hash": rules_hash(self.game, self.options),
+            "rng_scheme": config.RNG_SCHEME,
+            "engine": self.engine,
+            "threads": self.threads,
+            "elapsed_s": self.elapsed_s,
+            "versions": package_versions(),
+            "git_commit": git_commit(),
+            "n_rows": len(self.frame),
+        }
+
+    def to_parquet(self, path, *, with_options: bool = True) -> Path:
+        """Write the per-game frame to ``path`` and ``path.manifest.json`` beside it, atomically."""
+        df = self.frame_with_options() if with_options else self.frame
+        return write_results(df, path, manifest=self.manifest)
+
+
+def manifest_path(path) -> Path:
+    path = Path(path)
+    return path.with_name(path.stem + ".manifest.json")
+
+
+def check_writable(path) -> Path:
+    """Raise InputError unless ``path`` can be created (its folder exists and is writable)."""
+    path = Path(path)
+    if path.suffix != ".parquet":
+        raise InputError(f"--out must end in .parquet, got {str(path)!r}")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InputError(f"cannot write {str(path)!r}: permission denied")
+    return path
+
+
+def _atomic_write(path: Path, write) -> None:
+    """Temp file + rename: readers never see a partial file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_results(df: pd.DataFrame, path, *, manifest: dict) -> Path:
+    """Parquet + ``<stem>.manifest.json``; both atomic, manifest first, data last."""
+    path = check_writable(path)
+    side = {**manifest, "n_rows": len(df)}
+    _atomic_write(manifest_path(path),
+                  lambda p: p.write_text(json.dumps(side, indent=2, default=str)))
+    _atomic_write(path, lambda p: df.to_parquet(p, index=False))
+    return path
+
+
+def read_results(path) -> tuple[pd.DataFrame, dict]:
+    """Read a results file and its manifest; refuse a file without one."""
+    path = Path(path)
+    mpath = manifest_path(path)
+    try:
+        manifest = json.loads(mpath.read_text())
+        df = pd.read_parquet(path)
+    except FileNotFoundError as e:
+        raise InputError(f"cannot read {e.filename!r}: no such file") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read {str(path)!r}: {e}") from None
+    return df, manifest

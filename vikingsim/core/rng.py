@@ -1,0 +1,34 @@
+"""Random streams (style rule 3): one root seed, one Generator per (stream, block).
+
+Block ``b`` of a run uses ``default_rng(SeedSequence(seed, spawn_key=(stream, b)))``. Blocks have a
+fixed size (``config.BLOCK_GAMES``), so game ``g`` always sees the same numbers whatever the thread
+count or scheduling chunk, and the first N games of a longer run equal a run of N games.
+Dice and policy decisions use separate streams, so policies compare on common random numbers.
+"""
+import numpy as np
+
+from vikingsim.core import config
+from vikingsim.core.jit import jit
+
+STREAM_DICE, STREAM_POLICY = 0, 1  # append only: renumbering changes every result
+
+
+def block_bounds(n_games: int, block_games: int = config.BLOCK_GAMES) -> np.ndarray:
+    """Start of every block plus ``n_games``: block b is ``bounds[b]:bounds[b+1]``."""
+    return np.append(np.arange(0, n_games, block_games), n_games).astype(np.int64)
+
+
+def block_generator(seed: int, stream: int, block: int) -> np.random.Generator:
+    """The Generator of ``stream`` for ``block`` of a run rooted at ``seed``."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
+
+
+@jit(inline="always")
+def _d6(rng):
+    """One d6 from a Generator: the reference engines use the same expression (style rule 4)."""
+    return 1 + int(rng.random() * 6.0)
+
+
+def d6(rng) -> int:
+    """Plain-Python twin of the kernel ``_d6``: same draw, same value."""
+    return 1 + int(rng.random() * 6.0)

@@ -1,0 +1,49 @@
+"""Intervals and standard errors used by every summary and test."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for k successes in n trials (default 95%)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def proportion(k: float, n: int) -> dict:
+    """Fraction k/n with its binomial SE and Wilson 95% interval."""
+    p = k / n if n else float("nan")
+    lo, hi = wilson(k, n)
+    return {"p": p, "se": math.sqrt(p * (1 - p) / n) if n else float("nan"), "ci": [lo, hi]}
+
+
+def mean_sd(x: np.ndarray) -> tuple[float, float, float]:
+    """Mean, sample sd and standard error of the mean."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
+    return float(x.mean()), sd, sd / math.sqrt(x.size)
+
+
+def paired_diff(a: np.ndarray, b: np.ndarray) -> dict:
+    """Mean of a-b per game (common random numbers) with SE and 95% normal interval."""
+    m, sd, se = mean_sd(np.asarray(a, np.float64) - np.asarray(b, np.float64))
+    return {"diff": m, "se": se, "ci": [m - Z95 * se, m + Z95 * se]}
+
+
+def within_k_se(observed_k: float, n: int, p: float, k_se: float) -> bool:
+    """True when k/n lies within k_se binomial standard errors of p (p in (0,1) or exact 0/1)."""
+    se = math.sqrt(p * (1 - p) / n)
+    if se == 0:
+        return observed_k / n == p
+    return abs(observed_k / n - p) <= k_se * se

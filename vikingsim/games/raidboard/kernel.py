@@ -1,0 +1,375 @@
+"""Private compiled kernels of the raid board (style rule 1: arrays in, arrays out, no checks).
+
+Flow: ``_play_block`` → ``_play_game`` → ``_take_turn`` → ``_resolve_space`` → ``_raid`` /
+``_choose_exploration`` / ``_choose_lost``. Pure helpers (``_raid_outcome``, ``_advance``,
+``_kingdoms``) take dice or state and never a Generator, so tests force any roll.
+
+State of one game (scratch arrays reused by a block's games):
+    gold  int64[n_seats]   Gold per seat
+    pos   int64[n_seats]   track index of each fleet (0..39)
+    fdir  int64[n_seats]   direction of travel, +1 or -1 (Ends of the Earth, §9)
+    miss  bool[n_seats]    must miss the next turn (§7.2)
+    owner int64[40]        seat owning the settlement on each space, -1 for none
+    n_set int64[n_seats]   settlements per seat  } kept in step with ``owner`` by ``_set_owner``
+    n_king int64[n_seats]  kingdoms per seat     }
+    lost  int64[n_seats]   fleets destroyed (statistic)
+Draw order on the dice stream (the reference follows it): income dice (settlements then
+kingdoms), move die, then per space: own-territory 1d6 / sea 1d6 / raid 2d6 (+2d6 loss).
+"""
+import numpy as np
+
+from vikingsim.core.jit import jit
+from vikingsim.core.rng import _d6
+from vikingsim.games.raidboard.policies import PolicyKind
+from vikingsim.games.raidboard.rules import R, Region, Space
+
+NO_OWNER = -1
+# Outcomes of one raid roll (raidboard §7)
+RAID_DESTROYED, RAID_PLUNDER, RAID_CAPTURE = 0, 1, 2
+# What a turn or space resolution returns
+GO_ON, STOP, WON = 0, 1, 2
+# End of a game (style rule 6)
+END_TERMINATED, END_TRUNCATED = 0, 1
+# raidboard §7.5 arithmetic: expected plunder per raid roll (232/36) and P(destroyed) (6/36)
+_EV_PLUNDER, _P_DESTROYED, _P_CAPTURE, _EV_2D6 = 232.0 / 36.0, 6.0 / 36.0, 10.0 / 36.0, 7.0
+
+
+@jit(inline="always", nrt=False)
+def _raid_outcome(roll, can_capture, fail_max, capture_min):
+    """Classify a 2d6 raid roll (raidboard §7). Pure: no RNG, no state."""
+    if roll <= fail_max:
+        return RAID_DESTROYED                  # §7.2
+    if can_capture and roll >= capture_min:
+        return RAID_CAPTURE                    # §7.4: plunder and take the territory
+    return RAID_PLUNDER                        # §7.3
+
+
+@jit(inline="always", nrt=False)
+def _advance(pos, fdir, steps, ends_of_earth):
+    """Move ``steps`` spaces; returns (pos, fdir). Circular wraps 39→0 (§5.3); Ends of the Earth
+    turns round at 0 and 39, visiting the end space once (§9.2)."""
+    if not ends_of_earth:
+        return (pos + steps) % 40, fdir
+    for _ in range(steps):
+        nxt = pos + fdir
+        if nxt < 0 or nxt > 39:
+            fdir = -fdir
+            nxt = pos + fdir
+        pos = nxt
+    return pos, fdir
+
+
+@jit(inline="always", nrt=False)
+def _is_kingdom(owner, region_spaces, region, seat):
+    """Seat holds all three territories of ``region`` (§3.4)."""
+    for k in range(3):
+        if owner[region_spaces[region, k]] != seat:
+            return False
+    return True
+
+
+@jit(nrt=False)
+def _kingdoms(owner, region_spaces, seat):
+    """Number of kingdoms held by ``seat``; East (§3.3) never counts."""
+    n = 0
+    for reg in range(Region.EAST):
+        if _is_kingdom(owner, region_spaces, reg, seat):
+            n += 1
+    return n
+
+
+@jit(nrt=False)
+def _settlements(owner, seat):
+    n = 0
+    for i in range(40):
+        if owner[i] == seat:
+            n += 1
+    return n
+
+
+@jit(inline="always", nrt=False)
+def _has_marker(ri, n_set, seat):
+    """A settlement marker left in supply (§2.2: 0 = unlimited)."""
+    supply = ri[R.SETTLEMENT_SUPPLY]
+    return supply == 0 or n_set[seat] < supply
+
+
+@jit(inline="always", nrt=False)
+def _set_owner(owner, n_set, n_king, region, region_spaces, space, seat):
+    """Put ``seat``'s settlement on ``space`` (or remove it: seat = -1), keeping the per-seat
+    settlement and kingdom counts (§3.4) in step with ``owner``."""
+    old = owner[space]
+    reg = region[space]
+    if old != NO_OWNER:
+        if reg < Region.EAST and _is_kingdom(owner, region_spaces, reg, old):
+            n_king[old] -= 1
+        n_set[old] -= 1
+    owner[space] = seat
+    if seat != NO_OWNER:
+        n_set[seat] += 1
+        if reg < Region.EAST and _is_kingdom(owner, region_spaces, reg, seat):
+            n_king[seat] += 1
+
+
+@jit(nrt=False)
+def _in_kingdom(owner, region, region_spaces, space):
+    reg = region[space]
+    if reg >= Region.EAST:
+        return False
+    return _is_kingdom(owner, region_spaces, reg, owner[space])
+
+
+@jit(nrt=False)
+def _landing_value(ri, kind, region, owner, seat, space, settle_value, miss_cost):
+    """Lookahead policy: rough expected Gold of landing on ``space`` (raidboard §6, §7.5)."""
+    k = kind[space]
+    raid = _EV_PLUNDER - _P_DESTROYED * (_EV_2D6 + miss_cost)
+    if k == Space.TERRITORY:
+        if owner[space] == seat:
+            return 3.5                                    # §6.2
+        if region[space] == Region.NORTH and owner[space] == NO_OWNER:
+            return settle_value                           # §6.3
+        if region[space] == Region.NORTH and not ri[R.NORTH_OPPONENT_RAIDABLE]:
+            return 0.0
+        return raid + _P_CAPTURE * settle_value           # §6.1, §7.4
+    if k == Space.RAID_ONLY:
+        return raid
+    if k == Space.MERCENARY:
+        return 2.0 * raid
+    if k == Space.SEA or k == Space.EXPLORATION:
+        return 5.0 / 6.0 * raid
+    return 0.0
+
+
+@jit(nrt=False)
+def _choose_exploration(ri, kind, region, seas, owner, pos, fdir, seat, pkind, params, pol_rng):
+    """Exploration target (§6.5): a sea space index, by policy (§10.2, §10.4)."""
+    if pkind == PolicyKind.RANDOM:
+        return seas[int(pol_rng.random() * seas.shape[0])]
+    if pkind == PolicyKind.LOOKAHEAD:
+        best, best_v = seas[0], -1e300
+        for j in range(seas.shape[0]):
+            q = seas[j]
+            v = 0.0
+            for roll in range(1, 6):                      # §6.4: 1-5 sail on, 6 stays put
+                land, _ = _advance(q, fdir, roll, ri[R.ENDS_OF_EARTH])
+                v += _landing_value(ri, kind, region, owner, seat, land, params[0], params[1])
+            if v > best_v:
+                best, best_v = q, v
+        return best
+    # GREEDY §10.2: first sea space ahead in the direction of travel
+    p, d = pos, fdir
+    for _ in range(80):
+        p, d = _advance(p, d, 1, ri[R.ENDS_OF_EARTH])
+        if kind[p] == Space.SEA:
+            return p
+    return seas[0]
+
+
+@jit(nrt=False)
+def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind, params, pol_rng):
+    """Lost target (§6.8): the space whose settlement is removed, or -1 if none on the board."""
+    n_on_board = 0
+    for s in range(gold.shape[0]):
+        n_on_board += n_set[s]
+    if n_on_board == 0:
+        return -1                                          # §10.3.3
+    if pkind == PolicyKind.RANDOM:
+        pick = int(pol_rng.random() * n_on_board)
+        for i in range(40):
+            if owner[i] != NO_OWNER:
+                if pick == 0:
+                    return i
+                pick -= 1
+    n_seats = gold.shape[0]
+    # §10.3.1 target opponent: richest (GREEDY) or most threatening (LOOKAHEAD); ties lowest seat
+    target, best = -1, -1e300
+    for s in range(n_seats):
+        if s == seat or n_set[s] == 0:
+            continue
+        score = float(gold[s])
+        if pkind == PolicyKind.LOOKAHEAD:
+            score += 3.5 * n_set[s] + 7.0 * n_king[s]
+        if score > best:
+            target, best = s, score
+    if target >= 0:
+        first_any, first_king, first_pair = -1, -1, -1
+        for i in range(40):
+            if owner[i] != target:
+                continue
+            if first_any < 0:
+                first_any = i
+            if first_king < 0 and _in_kingdom(owner, region, region_spaces, i):
+                first_king = i
+            if first_pair < 0 and region[i] < Region.EAST:
+                held = 0
+                for k in range(3):
+                    if owner[region_spaces[region[i], k]] == target:
+                        held += 1
+                if held == 2:
+                    first_pair = i
+        if first_king >= 0:
+            return first_king
+        if pkind == PolicyKind.LOOKAHEAD and first_pair >= 0:
+            return first_pair
+        return first_any
+    # §10.3.2: only own settlements: prefer one outside a kingdom, then lowest index
+    first_any = -1
+    for i in range(40):
+        if owner[i] == seat:
+            if not _in_kingdom(owner, region, region_spaces, i):
+                return i
+            if first_any < 0:
+                first_any = i
+    return first_any
+
+
+@jit(inline="always", nrt=False)
+def _raid(ri, region, region_spaces, can_capture, space, seat, gold, pos, fdir, miss, owner,
+          n_set, n_king, lost, dice_rng):
+    """One raid roll (§7) on ``space``; returns GO_ON, STOP (fleet destroyed) or WON."""
+    roll = _d6(dice_rng) + _d6(dice_rng)
+    outcome = _raid_outcome(roll, can_capture, ri[R.RAID_FAIL_MAX], ri[R.RAID_CAPTURE_MIN])
+    if outcome == RAID_DESTROYED:                          # §7.2
+        loss = _d6(dice_rng) + _d6(dice_rng)
+        gold[seat] = max(ri[R.GOLD_FLOOR], gold[seat] - loss)
+        pos[seat] = 0
+        fdir[seat] = 1                                     # §9.2: sent back facing forward
+        miss[seat] = True
+        lost[seat] += 1
+        return STOP
+    gold[seat] += roll                                     # §7.3 plunder
+    if outcome == RAID_CAPTURE and _has_marker(ri, n_set, seat):
+        _set_owner(owner, n_set, n_king, region, region_spaces, space, seat)                               # §7.4 capture (replaces an opponent's)
+    if gold[seat] >= ri[R.TARGET_GOLD]:                    # §8.1 win check after every gain
+        return WON
+    return GO_ON
+
+
+@jit(inline="always", nrt=False)
+def _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
+                   gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
+    """Resolve the space the fleet stands on and every space it is moved on to (§5.4, §6).
+    Returns STOP or WON."""
+    while True:
+        space = pos[seat]
+        k = kind[space]
+        if k == Space.TERRITORY:
+            holder = owner[space]
+            if holder == seat:                             # §6.2 own settlement: 1d6
+                gold[seat] += _d6(dice_rng)
+                return WON if gold[seat] >= ri[R.TARGET_GOLD] else STOP
+            if region[space] == Region.NORTH:
+                if holder == NO_OWNER:                     # §6.3 settle, no roll
+                    if _has_marker(ri, n_set, seat):
+                        _set_owner(owner, n_set, n_king, region, region_spaces, space, seat)
+                    return STOP
+                if not ri[R.NORTH_OPPONENT_RAIDABLE]:      # §12.1 alternative reading
+                    return STOP
+            r = _raid(ri, region, region_spaces, True, space, seat, gold, pos, fdir, miss, owner,
+                      n_set, n_king, lost, dice_rng)
+            return WON if r == WON else STOP               # §6.1
+        if k == Space.RAID_ONLY:                           # §6.6
+            r = _raid(ri, region, region_spaces, False, space, seat, gold, pos, fdir, miss,
+                      owner, n_set, n_king, lost, dice_rng)
+            return WON if r == WON else STOP
+        if k == Space.MERCENARY:                           # §6.7: two raid rolls, no capture
+            for _ in range(ri[R.MERCENARY_RAIDS]):
+                r = _raid(ri, region, region_spaces, False, space, seat, gold, pos, fdir, miss,
+                      owner, n_set, n_king, lost, dice_rng)
+                if r == WON:
+                    return WON
+                if r == STOP and ri[R.MERCENARY_STOPS_ON_DESTRUCTION]:
+                    return STOP
+            return STOP
+        if k == Space.LOST:                                # §6.8
+            target = _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
+                                  params, pol_rng)
+            if target >= 0:
+                _set_owner(owner, n_set, n_king, region, region_spaces, target, NO_OWNER)
+            return STOP
+        if k == Space.EXPLORATION:                         # §6.5: to any sea, then its roll
+            pos[seat] = _choose_exploration(ri, kind, region, seas, owner, pos[seat],
+                                            fdir[seat], seat, pkind, params, pol_rng)
+            if not ri[R.EXPLORATION_RESOLVES_SEA]:
+                return STOP
+            continue
+        if k == Space.SEA:                                 # §6.4
+            roll = _d6(dice_rng)
+            if roll == 6:
+                return STOP                                # Great Storm
+            pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], roll, ri[R.ENDS_OF_EARTH])
+            if not ri[R.SEA_RESOLVES_NEW_SPACE]:
+                return STOP
+            continue
+        return STOP                                        # §6.9 start: no effect
+
+
+@jit(inline="always", nrt=False)
+def _take_turn(ri, kind, region, seas, region_spaces, seat, pkind, params,
+               gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
+    """One turn (§5): missed turn, income, move, resolve. Returns STOP or WON."""
+    if miss[seat]:                                         # §5.1
+        miss[seat] = False
+        if ri[R.MISS_TURN_SKIPS_INCOME]:
+            return STOP
+        skip_move = True
+    else:
+        skip_move = False
+    n_dice = (n_set[seat] * ri[R.INCOME_DICE_PER_SETTLEMENT]
+              + n_king[seat] * ri[R.INCOME_DICE_PER_KINGDOM])
+    if n_dice > 0:                                         # §5.2 income
+        for _ in range(n_dice):
+            gold[seat] += _d6(dice_rng)
+        if gold[seat] >= ri[R.TARGET_GOLD]:
+            return WON
+    if skip_move:
+        return STOP
+    pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], _d6(dice_rng), ri[R.ENDS_OF_EARTH])
+    return _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
+                          gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng)
+
+
+@jit(inline="always", nrt=False)
+def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
+               gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
+    """Play one game from setup to its end; returns (End, winner seat or -1, rounds)."""
+    n_seats = gold.shape[0]
+    for s in range(n_seats):                               # _reset: every state field (§4.1)
+        gold[s] = ri[R.START_GOLD]
+        pos[s] = 0
+        fdir[s] = 1
+        miss[s] = False
+        lost[s] = 0
+        n_set[s] = 0
+        n_king[s] = 0
+    owner[:] = NO_OWNER
+    first = ri[R.FIRST_SEAT] % n_seats
+    for n_round in range(ri[R.MAX_ROUNDS]):
+        for i in range(n_seats):
+            seat = (first + i) % n_seats                   # §4.2 seat order
+            if _take_turn(ri, kind, region, seas, region_spaces, seat, kinds[seat],
+                          params[seat], gold, pos, fdir, miss, owner, n_set, n_king, lost,
+                          dice_rng, pol_rng) == WON:
+                return END_TERMINATED, seat, n_round + 1   # §8.1 stops at once
+    return END_TRUNCATED, -1, ri[R.MAX_ROUNDS]             # §8.3 a cap, not a result
+
+
+@jit(nrt=False)
+def _play_block(ri, kind, region, seas, region_spaces, kinds, params, g0, g1, dice_rng,
+                pol_rng, gold, pos, fdir, miss, owner, n_set, n_king, lost,
+                winner, rounds, truncated, gold_out, settle_out, kingdom_out, lost_out):
+    """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only).
+    ``gold`` .. ``lost`` are this block's scratch state (see the module docstring)."""
+    n_seats = kinds.shape[0]
+    for g in range(g0, g1):
+        end, win, n_rounds = _play_game(ri, kind, region, seas, region_spaces, kinds, params,
+                                        gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng)
+        winner[g] = win
+        rounds[g] = n_rounds
+        truncated[g] = end == END_TRUNCATED
+        for s in range(n_seats):
+            gold_out[g, s] = gold[s]
+            settle_out[g, s] = n_set[s]
+            kingdom_out[g, s] = n_king[s]
+            lost_out[g, s] = lost[s]

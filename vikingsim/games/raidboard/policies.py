@@ -1,0 +1,74 @@
+"""Raid board policies (raidboard §10): the game's only two choices, the Exploration target
+(§6.5) and the Lost target (§6.8). Policies are frozen dataclasses compiled to a kind and a
+parameter row per seat; the kernels' ``_choose_*`` functions and the reference's twins act on
+them and draw only from the policy stream."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import ClassVar
+
+import numpy as np
+
+
+class PolicyKind(IntEnum):
+    GREEDY = 0
+    RANDOM = 1
+    LOOKAHEAD = 2
+
+
+N_PARAMS = 2
+
+
+@dataclass(frozen=True)
+class Greedy:
+    """raidboard §10 exactly: Exploration → first sea ahead (§10.2); Lost → the richest
+    opponent's settlement, kingdom settlements first, lowest index (§10.3)."""
+
+    kind: ClassVar[PolicyKind] = PolicyKind.GREEDY
+
+    def params(self) -> np.ndarray:
+        return np.zeros(N_PARAMS)
+
+
+@dataclass(frozen=True)
+class Random:
+    """Exploration → a sea uniformly at random; Lost → any settlement on the board uniformly
+    (the seed allows the player's own)."""
+
+    kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
+
+    def params(self) -> np.ndarray:
+        return np.zeros(N_PARAMS)
+
+
+@dataclass(frozen=True)
+class Lookahead:
+    """Exploration → the sea whose follow-up landing (sea roll 1-5, storm on 6) has the best
+    expected value in Gold, valuing a new settlement at ``settle_value`` and a destroyed fleet
+    at its 2d6 loss plus ``miss_cost`` for the missed turn. Lost → the settlement of the most
+    threatening opponent (gold + expected income) that breaks a kingdom, else one in the region
+    where they hold most, lowest index; own settlements only when no opponent has any."""
+
+    settle_value: float = 12.0
+    miss_cost: float = 6.0
+    kind: ClassVar[PolicyKind] = PolicyKind.LOOKAHEAD
+
+    def params(self) -> np.ndarray:
+        return np.array([self.settle_value, self.miss_cost], np.float64)
+
+
+POLICIES = {"greedy": Greedy, "random": Random, "lookahead": Lookahead}
+POLICY_HELP = {
+    "greedy": "handbook §10: first sea ahead; remove the richest opponent's kingdom settlement",
+    "random": "uniform sea; uniform settlement on the board (own ones too)",
+    "lookahead": "best expected landing from the sea roll; remove the leader's most valuable settlement",
+}
+
+
+def compile_policies(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Policy names per seat → (kinds int8[n_seats], params float64[n_seats, N_PARAMS])."""
+    specs = [POLICIES[n]() for n in names]
+    kinds = np.array([int(p.kind) for p in specs], np.int8)
+    params = np.stack([p.params() for p in specs]).astype(np.float64)
+    return kinds, params

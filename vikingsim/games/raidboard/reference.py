@@ -1,0 +1,265 @@
+"""Plain-Python reference engine of the raid board: the test oracle and the bench baseline.
+
+Written straight from the rules notes as readable objects, independently of ``kernel.py``, but
+drawing random numbers in the same order (income, move, then each space's dice; policy draws
+on the policy stream), so it replays the kernel bit for bit. It can also narrate a game
+(``events``), which ``vikingsim trace raidboard`` prints.
+"""
+from __future__ import annotations
+
+from vikingsim.core.rng import d6
+from vikingsim.games.raidboard.policies import PolicyKind
+from vikingsim.games.raidboard.rules import BOARD, SPACE_NAMES, Region, Space
+
+_SEAS = [i for i, (_, k, _) in enumerate(BOARD) if k == Space.SEA]
+_REGION_OF = [r for _, _, r in BOARD]
+_REGIONS = {reg: [i for i, (_, _, r) in enumerate(BOARD) if r == reg]
+            for reg in Region if reg not in (Region.NONE, Region.EAST)}
+
+
+class Won(Exception):
+    """Raised the moment a player reaches the target (§8.1)."""
+
+
+class Game:
+    """One raid board game. ``rules`` is a ``Rules``; ``kinds``/``params`` per seat."""
+
+    def __init__(self, rules, kinds, params, dice, pol, events=None):
+        self.r, self.kinds, self.params, self.dice, self.pol = rules, kinds, params, dice, pol
+        n = len(kinds)
+        self.gold = [rules.start_gold] * n
+        self.pos = [0] * n
+        self.dir = [1] * n
+        self.miss = [False] * n
+        self.lost = [0] * n
+        self.owner = {}                      # space -> seat
+        self.events = events
+
+    # --- helpers -----------------------------------------------------------------------
+    def say(self, text):
+        if self.events is not None:
+            self.events.append(text)
+
+    def roll(self):
+        return d6(self.dice)
+
+    def gain(self, seat, amount, why):
+        self.gold[seat] += amount
+        self.say(f"  seat {seat} gains {amount} Gold ({why}) -> {self.gold[seat]}")
+        if self.gold[seat] >= self.r.target_gold:
+            raise Won(seat)
+
+    def settlements(self, seat):
+        return sorted(s for s, o in self.owner.items() if o == seat)
+
+    def kingdoms(self, seat):
+        return [reg for reg, spaces in _REGIONS.items()
+                if all(self.owner.get(s) == seat for s in spaces)]
+
+    def in_kingdom(self, space):
+        reg = _REGION_OF[space]
+        holder = self.owner.get(space)
+        return reg in _REGIONS and all(self.owner.get(s) == holder for s in _REGIONS[reg])
+
+    def may_place(self, seat):
+        return self.r.settlement_supply == 0 or len(self.settlements(seat)) < self.r.settlement_supply
+
+    def step(self, pos, direction, steps):
+        if self.r.variant == "circular":
+            return (pos + steps) % 40, direction
+        for _ in range(steps):
+            if not 0 <= pos + direction <= 39:
+                direction = -direction
+            pos += direction
+        return pos, direction
+
+    def move(self, seat, steps):
+        self.pos[seat], self.dir[seat] = self.step(self.pos[seat], self.dir[seat], steps)
+        self.say(f"  seat {seat} moves {steps} to {SPACE_NAMES[self.pos[seat]]} ({self.pos[seat]})")
+
+    # --- rules -------------------------------------------------------------------------
+    def raid(self, seat, space, can_capture):
+        """§7: returns False when the fleet is destroyed."""
+        roll = self.roll() + self.roll()
+        if roll <= self.r.raid_fail_max:
+            loss = self.roll() + self.roll()
+            self.gold[seat] = max(self.r.gold_floor, self.gold[seat] - loss)
+            self.pos[seat], self.dir[seat], self.miss[seat] = 0, 1, True
+            self.lost[seat] += 1
+            self.say(f"  raid roll {roll}: fleet destroyed, loses {loss} -> {self.gold[seat]} Gold,"
+                     " back to start, misses next turn")
+            return False
+        captured = can_capture and roll >= self.r.raid_capture_min and self.may_place(seat)
+        if captured:
+            self.say(f"  raid roll {roll}: captures {SPACE_NAMES[space]}"
+                     + (f" from seat {self.owner[space]}" if space in self.owner else ""))
+            self.owner[space] = seat
+        self.gain(seat, roll, f"plunder, raid roll {roll}")
+        return True
+
+    def exploration_target(self, seat):
+        kind, params = self.kinds[seat], self.params[seat]
+        if kind == PolicyKind.RANDOM:
+            return _SEAS[int(self.pol.random() * len(_SEAS))]
+        if kind == PolicyKind.LOOKAHEAD:
+            best, best_v = _SEAS[0], -1e300
+            for q in _SEAS:
+                v = 0.0
+                for roll in range(1, 6):
+                    land, _ = self.step(q, self.dir[seat], roll)
+                    v += self.landing_value(seat, land, params[0], params[1])
+                if v > best_v:
+                    best, best_v = q, v
+            return best
+        p, d = self.pos[seat], self.dir[seat]
+        while True:
+            p, d = self.step(p, d, 1)
+            if BOARD[p][1] == Space.SEA:
+                return p
+
+    def landing_value(self, seat, space, settle_value, miss_cost):
+        kind, holder = BOARD[space][1], self.owner.get(space)
+        raid = 232.0 / 36.0 - 6.0 / 36.0 * (7.0 + miss_cost)
+        if kind == Space.TERRITORY:
+            if holder == seat:
+                return 3.5
+            if _REGION_OF[space] == Region.NORTH:
+                if holder is None:
+                    return settle_value
+                if not self.r.north_opponent_settlement_raidable:
+                    return 0.0
+            return raid + 10.0 / 36.0 * settle_value
+        return {Space.RAID_ONLY: raid, Space.MERCENARY: 2.0 * raid,
+                Space.SEA: 5.0 / 6.0 * raid, Space.EXPLORATION: 5.0 / 6.0 * raid}.get(kind, 0.0)
+
+    def lost_target(self, seat):
+        on_board = sorted(self.owner)
+        if not on_board:
+            return None
+        kind = self.kinds[seat]
+        if kind == PolicyKind.RANDOM:
+            return on_board[int(self.pol.random() * len(on_board))]
+        rivals = [s for s in range(len(self.gold)) if s != seat and self.settlements(s)]
+        if rivals:
+            def threat(s):
+                score = float(self.gold[s])
+                if kind == PolicyKind.LOOKAHEAD:
+                    score += 3.5 * len(self.settlements(s)) + 7.0 * len(self.kingdoms(s))
+                return score
+            target = max(rivals, key=lambda s: (threat(s), -s))
+            mine = self.settlements(target)
+            king = [s for s in mine if self.in_kingdom(s)]
+            if king:
+                return king[0]
+            if kind == PolicyKind.LOOKAHEAD:
+                pair = [s for s in mine if _REGION_OF[s] in _REGIONS and sum(
+                    self.owner.get(t) == target for t in _REGIONS[_REGION_OF[s]]) == 2]
+                if pair:
+                    return pair[0]
+            return mine[0]
+        mine = self.settlements(seat)
+        loose = [s for s in mine if not self.in_kingdom(s)]
+        return (loose or mine)[0]
+
+    def resolve(self, seat):
+        while True:
+            space = self.pos[seat]
+            kind = BOARD[space][1]
+            if kind == Space.TERRITORY:
+                holder = self.owner.get(space)
+                if holder == seat:
+                    self.gain(seat, self.roll(), "own settlement")
+                    return
+                if _REGION_OF[space] == Region.NORTH and holder is None:
+                    if self.may_place(seat):
+                        self.owner[space] = seat
+                        self.say(f"  settles {SPACE_NAMES[space]} without a raid")
+                    return
+                if (_REGION_OF[space] == Region.NORTH
+                        and not self.r.north_opponent_settlement_raidable):
+                    return
+                self.raid(seat, space, True)
+                return
+            if kind == Space.RAID_ONLY:
+                self.raid(seat, space, False)
+                return
+            if kind == Space.MERCENARY:
+                for _ in range(self.r.mercenary_raids):
+                    if not self.raid(seat, space, False) and self.r.mercenary_stops_on_destruction:
+                        return
+                return
+            if kind == Space.LOST:
+                target = self.lost_target(seat)
+                if target is not None:
+                    self.say(f"  Lost: removes seat {self.owner[target]}'s settlement on "
+                             f"{SPACE_NAMES[target]}")
+                    del self.owner[target]
+                return
+            if kind == Space.EXPLORATION:
+                self.pos[seat] = self.exploration_target(seat)
+                self.say(f"  Exploration: sails to {SPACE_NAMES[self.pos[seat]]}")
+                if not self.r.exploration_resolves_sea:
+                    return
+                continue
+            if kind == Space.SEA:
+                roll = self.roll()
+                if roll == 6:
+                    self.say("  sea roll 6: Great Storm, stays put")
+                    return
+                self.say(f"  sea roll {roll}")
+                self.move(seat, roll)
+                if not self.r.sea_resolves_new_space:
+                    return
+                continue
+            return
+
+    def turn(self, seat):
+        if self.miss[seat]:
+            self.miss[seat] = False
+            self.say(f"seat {seat} misses this turn")
+            if self.r.miss_turn_skips_income:
+                return
+            moving = False
+        else:
+            moving = True
+        n_dice = (len(self.settlements(seat)) * self.r.income_dice_per_settlement
+                  + len(self.kingdoms(seat)) * self.r.income_dice_per_kingdom)
+        if n_dice:
+            income = 0
+            for _ in range(n_dice):
+                income += self.roll()
+            self.gain(seat, income, f"income, {n_dice} dice")
+        if not moving:
+            return
+        self.move(seat, self.roll())
+        self.resolve(seat)
+
+    def play(self):
+        """Returns (truncated, winner or -1, rounds)."""
+        n = len(self.gold)
+        for n_round in range(self.r.max_rounds):
+            self.say(f"-- round {n_round + 1}: gold {self.gold}")
+            for i in range(n):
+                seat = (self.r.first_seat + i) % n
+                self.say(f"seat {seat} ({SPACE_NAMES[self.pos[seat]]}, {self.gold[seat]} Gold)")
+                try:
+                    self.turn(seat)
+                except Won:
+                    self.say(f"seat {seat} wins with {self.gold[seat]} Gold in round {n_round + 1}")
+                    return False, seat, n_round + 1
+        self.say("safety cap reached: truncated")
+        return True, -1, self.r.max_rounds
+
+
+def play_block(setup, g0, g1, dice_rng, pol_rng, out):
+    """Reference twin of the kernel's block: same rows, same draws."""
+    for g in range(g0, g1):
+        game = Game(setup.rules, [int(k) for k in setup.kinds], setup.params.tolist(),
+                    dice_rng, pol_rng)
+        truncated, winner, rounds = game.play()
+        out["winner"][g], out["rounds"][g], out["truncated"][g] = winner, rounds, truncated
+        for s in range(len(game.gold)):
+            out["gold"][g, s] = game.gold[s]
+            out["settlements"][g, s] = len(game.settlements(s))
+            out["kingdoms"][g, s] = len(game.kingdoms(s))
+            out["fleets_lost"][g, s] = game.lost[s]
