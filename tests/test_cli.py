@@ -1,0 +1,93 @@
+"""The command line as a user meets it: subprocesses, exit codes, one-line errors, JSON."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from vikingsim.games import names
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "vikingsim", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
+
+
+def test_simulate_json_keys():
+    p = run("simulate", "raidboard", "-n", "3000", "--json", "--seed", "5", "--players", "3")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    for key in ("game", "n", "seed", "players", "options", "elapsed_s", "games_per_s",
+                "win_rate", "win_rate_ci", "mean_rounds", "sd_rounds", "truncated"):
+        assert key in d, key
+    assert d["n"] == 3000 and d["seed"] == 5 and len(d["win_rate"]) == 3
+    assert all(lo <= p <= hi for p, (lo, hi) in zip(d["win_rate"], d["win_rate_ci"]))
+    assert d["options"]["variant"] == "circular"
+    assert p.stderr == ""                                   # no bar when stderr is not a tty
+
+
+def test_simulate_text_and_per_seat_policies():
+    p = run("simulate", "raidboard", "-n", "2000", "--policy", "greedy", "lookahead",
+            "--set", "variant=ends-of-earth")
+    assert p.returncode == 0, p.stderr
+    assert "seed=20260" in p.stdout and "seat 1" in p.stdout and "95% CI" in p.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["simulate", "chess"], "unknown game 'chess'"),
+    (["simulate", "raidboard", "--set", "nope=1"], "unknown option 'nope'"),
+    (["simulate", "raidboard", "--set", "start_gold=abc"], "start_gold"),
+    (["simulate", "raidboard", "--set", "variant=flat"], "one of circular, ends-of-earth"),
+    (["simulate", "raidboard", "-n", "0"], "n must be"),
+    (["simulate", "raidboard", "-n", "ten"], "invalid int value"),
+    (["simulate", "raidboard", "--players", "9"], "2 to 8 players"),
+    (["simulate", "raidboard", "--policy", "smart"], "unknown policy 'smart'"),
+    (["simulate", "raidboard", "--out", "/nonexistent/dir/x.parquet"], "does not exist"),
+    (["simulate", "raidboard", "--out", "x.csv"], "must end in .parquet"),
+    (["trace", "raidboard", "--seed", "-3"], "seed must be"),
+    (["frobnicate"], "invalid choice"),
+    (["odds", "raidboard"], "no exact solver"),
+])
+def test_bad_input_one_line_exit_2(args, needle, tmp_path):
+    p = run(*args, cwd=tmp_path)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr
+    assert not list(tmp_path.iterdir())                      # nothing written
+
+
+def test_out_writes_parquet_and_manifest(tmp_path):
+    out = tmp_path / "rb.parquet"
+    p = run("simulate", "raidboard", "-n", "1000", "--out", str(out), "--quiet", "--json")
+    assert p.returncode == 0, p.stderr
+    m = json.loads((tmp_path / "rb.manifest.json").read_text())
+    assert m["n"] == 1000 and m["game"] == "raidboard" and out.exists()
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["rb.manifest.json", "rb.parquet"]
+
+
+def test_games_lists_every_game_with_options():
+    p = run("games", "--json")
+    assert p.returncode == 0, p.stderr
+    games = {g["name"]: g for g in json.loads(p.stdout)["games"]}
+    assert set(names()) == set(games)
+    rb = games["raidboard"]
+    opts = {o["name"]: o for o in rb["options"]}
+    assert opts["variant"]["choices"] == ["circular", "ends-of-earth"]
+    assert {"start_gold", "target_gold", "max_rounds"} <= set(opts)
+    assert {p["name"] for p in rb["policies"]} >= {"greedy", "random", "lookahead"}
+    assert run("games").returncode == 0
+
+
+def test_trace_tells_a_game():
+    p = run("trace", "raidboard", "--seed", "3", "--players", "3")
+    assert p.returncode == 0, p.stderr
+    assert "round 1" in p.stdout and "wins with" in p.stdout and "moves" in p.stdout
+
+
+def test_trace_matches_simulated_game():
+    from vikingsim.core.runner import simulate
+    r = simulate("raidboard", n=5, seed=8, players=2)
+    p = run("trace", "raidboard", "--seed", "8", "--players", "2", "--game-id", "4")
+    last = p.stdout.strip().splitlines()[-1]
+    assert f"seat {r.out['winner'][4]} wins" in last and f"round {r.out['rounds'][4]}" in last
