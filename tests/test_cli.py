@@ -91,3 +91,31 @@ def test_trace_matches_simulated_game():
     p = run("trace", "raidboard", "--seed", "8", "--players", "2", "--game-id", "4")
     last = p.stdout.strip().splitlines()[-1]
     assert f"seat {r.out['winner'][4]} wins" in last and f"round {r.out['rounds'][4]}" in last
+
+
+def _run_with_tty_stderr(*args):
+    """Run the CLI with stderr on a pseudo-terminal; return (exit code, stderr text)."""
+    import pty
+
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "vikingsim", *args], stdout=subprocess.DEVNULL,
+                         stderr=slave, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return p.wait(timeout=600), b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_and_quiet_silences_it():
+    code, err = _run_with_tty_stderr("simulate", "raidboard", "-n", "50000", "--threads", "1")
+    assert code == 0 and "raidboard" in err and "game" in err, err
+    code, err = _run_with_tty_stderr("simulate", "raidboard", "-n", "50000", "--quiet")
+    assert code == 0 and err == "", err

@@ -134,11 +134,40 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
                   engine="reference" if reference else "kernel")
 
 
+class _ProgressBar:
+    """A one-line progress bar on stderr: games done, percent, games/s; cleared at the end."""
+
+    def __init__(self, total: int, name: str, stream=None, min_interval: float = 0.2):
+        self.total, self.name, self.done = total, name, 0
+        self.stream = stream or sys.stderr
+        self.t0 = self.last = time.perf_counter()
+        self.min_interval, self.width = min_interval, 0
+        self._draw()
+
+    def _draw(self) -> None:
+        frac = self.done / self.total
+        rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
+        bar = "#" * int(frac * 20)
+        line = (f"{self.name}: [{bar:<20}] {self.done:,}/{self.total:,} games "
+                f"{frac:4.0%} {rate:,.0f}/s")
+        self.stream.write("\r" + line.ljust(self.width))
+        self.stream.flush()
+        self.width = len(line)
+
+    def update(self, k: int) -> None:
+        self.done += k
+        now = time.perf_counter()
+        if now - self.last >= self.min_interval or self.done >= self.total:
+            self.last = now
+            self._draw()
+
+    def close(self) -> None:
+        self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.flush()
+
+
 def _progress_bar(total: int, name: str):
-    """tqdm on stderr, only when stderr is a terminal."""
+    """A progress bar on stderr, only when stderr is a terminal."""
     if not sys.stderr.isatty():
         return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=name, unit="game", unit_scale=True, file=sys.stderr,
-                leave=False)
+    return _ProgressBar(total, name)
