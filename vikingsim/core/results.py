@@ -89,40 +89,31 @@ class Result:
         df["seed"] = self.seed
         return df
 
+    def _identity(self) -> dict:
+        """What was run: shared head of the summary and the manifest."""
+        return {"game": self.game, "n": self.n, "seed": self.seed, "players": self.players,
+                "policies": list(self.policies), "options": dict(self.options)}
+
     @property
     def summary(self) -> dict:
         """Headline metrics with intervals plus the run's identity (the ``--json`` object)."""
-        s = {
-            "game": self.game,
-            "n": self.n,
-            "seed": self.seed,
-            "players": self.players,
-            "policies": list(self.policies),
-            "options": dict(self.options),
-            "elapsed_s": round(self.elapsed_s, 4),
-            "games_per_s": round(self.n / self.elapsed_s, 1) if self.elapsed_s > 0 else None,
-        }
-        s.update(self.spec.summary(self.setup, self.out))
-        return s
+        return {**self._identity(),
+                "elapsed_s": round(self.elapsed_s, 4),
+                "games_per_s": round(self.n / self.elapsed_s, 1) if self.elapsed_s > 0 else None,
+                **self.spec.summary(self.setup, self.out)}
 
     @property
     def manifest(self) -> dict:
-        return {
-            "game": self.game,
-            "n": self.n,
-            "seed": self.seed,
-            "players": self.players,
-            "policies": list(self.policies),
-            "options": dict(self.options),
-            "rules_hash": rules_hash(self.game, self.options),
-            "rng_scheme": config.RNG_SCHEME,
-            "engine": self.engine,
-            "threads": self.threads,
-            "elapsed_s": self.elapsed_s,
-            "versions": package_versions(),
-            "git_commit": git_commit(),
-            "n_rows": len(self.frame),
-        }
+        """Everything needed to regenerate the run (style rule 15)."""
+        return {**self._identity(),
+                "rules_hash": rules_hash(self.game, self.options),
+                "rng_scheme": config.RNG_SCHEME,
+                "engine": self.engine,
+                "threads": self.threads,
+                "elapsed_s": self.elapsed_s,
+                "versions": package_versions(),
+                "git_commit": git_commit(),
+                "n_rows": len(self.frame)}
 
     def to_parquet(self, path, *, with_options: bool = True) -> Path:
         """Write the per-game frame to ``path`` and ``path.manifest.json`` beside it, atomically."""
