@@ -13,28 +13,28 @@ import time
 from vikingsim.core import config
 
 
-def _rate(spec, n, *, threads, reference, repeats) -> float:
+def _rate(spec, options, n, *, threads, reference, repeats) -> float:
     from vikingsim.core.runner import simulate
 
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        simulate(spec, n, seed=config.SEED, options=spec.bench_options,
+        simulate(spec, n, seed=config.SEED, options=options,
                  players=spec.bench_players, threads=threads, reference=reference)
         times.append(time.perf_counter() - t0)
     return n / statistics.median(times)
 
 
-def _sized(spec, seconds, *, threads, reference, repeats, start) -> tuple[int, float]:
+def _sized(spec, options, seconds, *, threads, reference, repeats, start) -> tuple[int, float]:
     """Grow n until one run takes >= seconds/4, then time at the size for ``seconds``."""
     n = start
     while True:
-        rate = _rate(spec, n, threads=threads, reference=reference, repeats=1)
+        rate = _rate(spec, options, n, threads=threads, reference=reference, repeats=1)
         if n / rate >= seconds / 4 or n >= 50_000_000:
             break
         n *= 4
     n = max(1, int(rate * seconds))
-    return n, _rate(spec, n, threads=threads, reference=reference, repeats=repeats)
+    return n, _rate(spec, options, n, threads=threads, reference=reference, repeats=repeats)
 
 
 def bench(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
@@ -46,14 +46,17 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
     rows = []
     for name in games or names():
         spec = get(name)
-        _rate(spec, 1000, threads=1, reference=False, repeats=1)     # compile / load cache
-        n1, k1 = _sized(spec, seconds, threads=1, reference=False, repeats=repeats, start=20_000)
-        n2, k2 = _sized(spec, seconds, threads=2, reference=False, repeats=repeats, start=n1)
-        nr, ref = _sized(spec, seconds, threads=1, reference=True, repeats=1, start=50)
-        rows.append({"game": name, "options": dict(spec.bench_options),
-                     "players": spec.bench_players, "kernel_1t": k1, "kernel_2t": k2,
-                     "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
-                     "n_kernel": n2, "n_reference": nr})
+        for options in spec.bench_configs or (spec.bench_options,):
+            _rate(spec, options, 1000, threads=1, reference=False, repeats=1)   # compile
+            kw = dict(reference=False, repeats=repeats)
+            n1, k1 = _sized(spec, options, seconds, threads=1, start=20_000, **kw)
+            n2, k2 = _sized(spec, options, seconds, threads=2, start=n1, **kw)
+            nr, ref = _sized(spec, options, seconds, threads=1, reference=True, repeats=1,
+                             start=50)
+            rows.append({"game": name, "options": dict(options),
+                         "players": spec.bench_players, "kernel_1t": k1, "kernel_2t": k2,
+                         "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
+                         "n_kernel": n2, "n_reference": nr})
     return rows
 
 

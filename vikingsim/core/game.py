@@ -46,6 +46,8 @@ class GameSpec:
         One game told turn by turn.
     bench_options : dict
         Options for ``vikingsim bench`` (the issue's benchmark configuration).
+    bench_configs : tuple of dict
+        Several benchmark configurations (each a dict of options); overrides ``bench_options``.
     """
 
     name: str
@@ -65,6 +67,7 @@ class GameSpec:
     trace: Callable[..., str] | None = None
     bench_options: dict = field(default_factory=dict)
     bench_players: int | None = None
+    bench_configs: tuple = ()
 
     def describe(self) -> dict:
         lo, hi, default = self.players
