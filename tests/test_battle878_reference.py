@@ -1,0 +1,118 @@
+"""battle878: the compiled kernel equals the plain-Python reference bit for bit.
+
+Each case runs a few thousand battles (one or two RNG blocks) on both engines with the same
+seed and compares every output array exactly; the cases cover every option and policy.
+"""
+import numpy as np
+import pytest
+
+from vikingsim.core.runner import simulate
+from vikingsim.games.battle878 import GAME
+
+CASES = [
+    ({}, ("default", "default")),
+    ({"fort": 1, "ragnar": True, "northumbria": True}, ("default", "default")),
+    ({"settlement": 1, "attacker": "english", "fyrd": 3}, ("never", "never")),
+    ({"seidr": True, "first_roller": "attacker", "berserker_flee_faces": 1}, ("default", "default")),
+    ({"faces": "T=HHHFCB", "max_dice": "N=4,T=2", "lagertha": True}, ("default", "default")),
+    ({"edmunds_faith": True}, ("default", "default")),
+    ({"edmunds_faith": True, "edmunds_faith_side": "vikings", "ragnar": True}, ("default", "default")),
+    ({"military_reform": True}, ("default", "default")),
+    ({"military_reform": True, "attacker": "english", "reform_unit": "thegns"}, ("default", "default")),
+    ({"raven_banner": True, "fort": 1}, ("default", "default")),
+    ({"arm_ring": True, "christians_wrath": True}, ("default", "default")),
+    ({"edmunds_martyrdom": True, "attacker": "english", "fyrd_card": True, "epic_deck": 3},
+     ("default", "default")),
+    ({"christians_wrath": True, "epic_deck": 8}, ("random", "random")),
+    ({"epic_card": "disorganized_combat"}, ("default", "default")),
+    ({"epic_card": "epic_battle", "adj_norsemen": 2, "adj_thegns": 3}, ("default", "default")),
+    ({"epic_card": "faith", "northumbria": True}, ("default", "default")),
+    ({"epic_card": "faith", "northumbria": True, "faith_counts_ignored_flee": True},
+     ("default", "default")),
+    ({"epic_card": "foul_weather", "runes_prayer": True}, ("greedy", "greedy")),
+    ({"epic_card": "reinforcements", "fyrd": 2}, ("default", "default")),
+    ({"epic_card": "single_combat"}, ("default", "default")),
+    ({"epic_card": "traitors"}, ("default", "default")),
+    ({"epic_card": "traitors", "attacker": "english", "fort": 1}, ("random", "random")),
+    ({"runes_prayer": True}, ("greedy", "greedy")),
+    ({"runes_prayer": True, "fyrd": 4}, ("smart", "smart")),
+    ({"runes_prayer": True, "fyrd": 2}, ("runes_smart", "greedy")),
+    ({"runes_prayer": True, "fyrd": 2, "runes_dice": 2}, ("greedy", "prayer_smart")),
+    ({"runes_prayer": True, "norsemen": 10, "thegns": 6}, ("cautious", "smart")),
+    ({"runes_prayer": True, "gods_peace_exit": False}, ("greedy", "greedy")),
+    ({"runes_prayer": True, "ragnar": True, "epic_card": "faith"}, ("random", "random")),
+    ({"runes_prayer": True, "fort": 1, "northumbria": True}, ("retreat", "greedy")),
+    ({}, ("retreat", "retreat")),
+    ({"linen_clothes": "both", "fyrd": 3, "command_moves_fyrd": True}, ("retreat", "retreat")),
+    ({"linen_clothes": "vikings", "norsemen": 3, "thegns": 8}, ("retreat", "default")),
+    ({"max_rolls": 3}, ("default", "default")),
+    ({"faces": "N=CCCCCC,B=CCCCCC,H=CCCCCC,T=CCCCCC,F=BBBBBB", "max_rolls": 50},
+     ("default", "default")),
+    ({"norsemen": 20, "berserkers": 8, "housecarls": 10, "thegns": 12, "fyrd": 5,
+      "runes_prayer": True, "epic_deck": 3, "christians_wrath": True, "arm_ring": True,
+      "raven_banner": True, "northumbria": True, "ragnar": True, "edmunds_faith": True,
+      "military_reform": True, "fort": 1}, ("random", "random")),
+]
+
+
+@pytest.mark.parametrize("options,policies", CASES)
+def test_kernel_matches_reference_bit_for_bit(options, policies):
+    n = 3000 if policies == ("default", "default") and len(options) <= 1 else 1500
+    fast = simulate(GAME, n, seed=11, options=options, policies=list(policies), threads=1)
+    slow = simulate(GAME, n, seed=11, options=options, policies=list(policies), threads=1,
+                    reference=True)
+    for key in fast.out:
+        np.testing.assert_array_equal(fast.out[key], slow.out[key], err_msg=key)
+
+
+def test_thread_count_does_not_change_results():
+    a = simulate(GAME, 20_000, seed=5, threads=1, options={"runes_prayer": True},
+                 policies=["greedy", "greedy"])
+    b = simulate(GAME, 20_000, seed=5, threads=2, options={"runes_prayer": True},
+                 policies=["greedy", "greedy"])
+    for key in a.out:
+        np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
+
+
+def test_prefix_property():
+    a = simulate(GAME, 5000, seed=9, threads=1)
+    b = simulate(GAME, 9000, seed=9, threads=1)
+    for key in a.out:
+        np.testing.assert_array_equal(a.out[key], b.out[key][:5000], err_msg=key)
+
+
+@pytest.mark.parametrize("options", [{}, {"fort": 1, "ragnar": True, "northumbria": True},
+                                     {"settlement": 1, "attacker": "english", "fyrd": 2}])
+def test_base_hot_path_equals_general_kernel(options):
+    """runes_prayer with default policies rolls no Runes/Prayer dice, so it is the base battle
+    but runs the general kernel ``_battle`` instead of ``_battle_base``: same arrays."""
+    fast = simulate(GAME, 20_000, seed=4, options=options, threads=1)
+    general = simulate(GAME, 20_000, seed=4, options={**options, "runes_prayer": True},
+                       threads=1)
+    for key in fast.out:
+        np.testing.assert_array_equal(fast.out[key], general.out[key], err_msg=key)
+
+
+@pytest.mark.slow
+def test_jit_off_gives_the_same_arrays():
+    """VIKINGSIM_DISABLE_JIT=1 runs the kernels as plain Python: identical results."""
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, sys\n"
+            "from vikingsim.core.runner import simulate\n"
+            "from vikingsim.games.battle878 import GAME\n"
+            "r = simulate(GAME, 1500, seed=2, options={'runes_prayer': True, 'epic_deck': 3,"
+            " 'christians_wrath': True, 'raven_banner': True}, policies='random', threads=1)\n"
+            "np.savez(sys.argv[1], **r.out)\n")
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = []
+        for flag in ("0", "1"):
+            path = os.path.join(tmp, f"out{flag}.npz")
+            env = {**os.environ, "VIKINGSIM_DISABLE_JIT": flag}
+            subprocess.run([sys.executable, "-c", code, path], check=True, env=env,
+                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            outs.append(np.load(path))
+        for key in outs[0].files:
+            np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
