@@ -42,12 +42,13 @@ def _fmt(x) -> str:
     return f"{x:.4f}" if isinstance(x, float) else str(x)
 
 
-def format_summary(s: dict) -> str:
-    """Human-readable summary: per-seat tables for list metrics, p [lo, hi] for fractions."""
+def format_summary(s: dict, changed=()) -> str:
+    """Human-readable summary: per-seat tables for list metrics, p [lo, hi] for fractions.
+    ``changed`` names the options set on the command line (the rest are defaults)."""
     head = (f"{s['game']}: n={s['n']:,} seed={s['seed']} players={s['players']} "
             f"policies={','.join(s['policies'])}")
-    changed = {k: v for k, v in s["options"].items()}
-    lines = [head, "options: " + " ".join(f"{k}={v}" for k, v in changed.items()),
+    opts = " ".join(f"{k}={s['options'][k]}" for k in changed) or "all defaults"
+    lines = [head, f"options: {opts} (--json lists every option)",
              f"elapsed {s['elapsed_s']:.3f} s ({s['games_per_s'] or 0:,.0f} games/s)"]
     skip = {"game", "n", "seed", "players", "policies", "options", "elapsed_s", "games_per_s"}
     for key, val in s.items():
@@ -148,8 +149,9 @@ def _cmd_simulate(args) -> int:
 
     if args.out is not None:
         check_writable(args.out)
+    given = parse_assignments(args.sets)
     res = simulate(args.game, args.n, seed=args.seed, players=args.players,
-                   policies=args.policies or None, options=parse_assignments(args.sets),
+                   policies=args.policies or None, options=given,
                    threads=args.threads, reference=args.reference, progress=not args.quiet)
     if args.out is not None:
         res.to_parquet(args.out)
@@ -159,7 +161,7 @@ def _cmd_simulate(args) -> int:
     if args.json:
         _print_json(summary)
     else:
-        print(format_summary(summary))
+        print(format_summary(summary, changed=list(given)))
         if args.out is not None:
             print(f"wrote {args.out} and its manifest")
     return 0

@@ -141,7 +141,7 @@ def check_writable(path) -> Path:
 
 def _atomic_write(path: Path, write) -> None:
     """Temp file + rename: readers never see a partial file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")   # keeps the format
     try:
         write(tmp)
         os.replace(tmp, path)
