@@ -1,7 +1,7 @@
 """Every tunable number that is not a rule (style rule 10)."""
 import os
 
-#: Games per RNG block. Block ``b`` owns games ``b*BLOCK_GAMES .. (b+1)*BLOCK_GAMES`` and its own
+#: Games per RNG block unless a game sets ``GameSpec.block_games``. Block ``b`` owns games ``b*BLOCK_GAMES .. (b+1)*BLOCK_GAMES`` and its own
 #: Generators, so a game's random numbers never depend on thread count or scheduling chunk size.
 #: Part of every result's identity (recorded in the manifest as ``rng_scheme``).
 BLOCK_GAMES = 4096
@@ -11,5 +11,3 @@ SEED = 20260
 TEST_K_SE = 4.0
 #: Plain-Python kernels (breakpoints, coverage); results must be identical.
 DISABLE_JIT = os.environ.get("VIKINGSIM_DISABLE_JIT") == "1"
-#: Name of the RNG scheme, recorded in manifests.
-RNG_SCHEME = f"SeedSequence(seed, spawn_key=(stream, block)) -> PCG64; block={BLOCK_GAMES} games"

@@ -107,7 +107,7 @@ class Result:
         """Everything needed to regenerate the run (style rule 15)."""
         return {**self._identity(),
                 "rules_hash": rules_hash(self.game, self.options),
-                "rng_scheme": config.RNG_SCHEME,
+                "rng_scheme": self.spec.rng_scheme,
                 "engine": self.engine,
                 "threads": self.threads,
                 "elapsed_s": self.elapsed_s,

@@ -100,7 +100,7 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     pols, players = resolve_policies(spec, policies, players)
     setup = spec.setup(opts, pols, players)
     out = spec.allocate(setup, n)
-    bounds = rng.block_bounds(n)
+    bounds = rng.block_bounds(n, spec.block_games)
     n_blocks = len(bounds) - 1
     play = spec.reference_block if reference else spec.play_block
 

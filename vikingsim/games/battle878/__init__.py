@@ -290,6 +290,7 @@ GAME = GameSpec(
     odds=None,
     trace=trace,
     bench_options={"norsemen": 6, "berserkers": 2, "housecarls": 3, "thegns": 4},
+    block_games=32768,   # fast kernel: big RNG blocks keep per-block overhead small
 )
 
 

@@ -131,9 +131,8 @@ def summary(s: Setup, out) -> dict:
 def trace(s: Setup, seed: int, game_id: int = 0) -> str:
     """Game ``game_id`` of a run with ``seed``, told turn by turn (same dice as ``simulate``)."""
     from vikingsim.core import rng
-    from vikingsim.core.config import BLOCK_GAMES
 
-    block, offset = divmod(game_id, BLOCK_GAMES)
+    block, offset = divmod(game_id, GAME.block_games)
     dice = rng.block_generator(seed, rng.STREAM_DICE, block)
     pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
     for _ in range(offset):                     # replay the block's earlier games silently

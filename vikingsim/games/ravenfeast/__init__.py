@@ -309,6 +309,7 @@ GAME = GameSpec(
     bench_configs=({"mode": "duel", "a": "jarl", "b": "berserker"},
                    {"mode": "warband", "a": "hirdmen10", "b": "hirdmen10"},
                    {"mode": "scenario", "a": "fight_for_honor", "b": "fight_for_honor"}),
+    block_games=16384,   # fast kernel: big RNG blocks keep per-block overhead small
 )
 
 __all__ = ["GAME", "MODES", "OPTIONS", "Outcome", "PREDEFINED", "PROFILES", "PROFILE_NAMES",

@@ -99,11 +99,11 @@ def reference_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
 def trace(s, seed: int, game_id: int = 0) -> str:
     """Duel ``game_id`` of a run with root ``seed`` told in words (the same dice as the kernel:
     the earlier duels of its RNG block are replayed silently first)."""
-    from vikingsim.core import config
     from vikingsim.core import rng as _rng
+    from vikingsim.games.ravenfeast import GAME
     from vikingsim.games.ravenfeast.duel import describe_setup
 
-    block, first = divmod(int(game_id), config.BLOCK_GAMES)
+    block, first = divmod(int(game_id), GAME.block_games)
     dice = _rng.block_generator(seed, _rng.STREAM_DICE, block)
     for _ in range(first):
         play_one(s, dice)
