@@ -13,7 +13,6 @@ from typing import Any
 
 import pandas as pd
 
-from vikingsim.core import config
 from vikingsim.core.errors import InputError
 
 _RULES_DIR = Path(__file__).resolve().parents[1] / "games"

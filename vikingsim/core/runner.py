@@ -35,7 +35,8 @@ def resolve_policies(spec: GameSpec, policies, players: int | None) -> tuple[lis
     if players is None:
         players = len(policies) if len(policies) > 1 else default_players
     if isinstance(players, bool) or not hasattr(players, "__index__") or not lo <= players <= hi:
-        raise InputError(f"{spec.name} takes {lo} to {hi} players, got {players!r}")
+        span = f"exactly {lo}" if lo == hi else f"{lo} to {hi}"
+        raise InputError(f"{spec.name} takes {span} players, got {players!r}")
     players = int(players)
     if not policies:
         policies = [spec.default_policy]
