@@ -1,4 +1,4 @@
-"""Time the exact battle878 solver (figures in docs/parts/battle878-exact.md). From the repo root:
+"""Time the exact battle878 solver (figures in docs/battle878-exact-solver.md). From the repo root:
 
     PYTHONPATH=. .venv/bin/python experiments/bench_878_exact.py
 """

@@ -1,7 +1,7 @@
 """Ravenfeast duel benchmark (bench_options: Jarl v Berserker) through the runner.
 
 Usage: ``python experiments/ravenfeast_bench.py [n_games] [repeats]`` (from the repo root).
-Prints a markdown table for docs/parts/ravenfeast-bench.md: median duels/s of the compiled
+Prints a markdown table for docs/benchmarks.md: median duels/s of the compiled
 kernel at 1 and 2 threads (runner, RNG block set-up included) and of the plain-Python reference
 on a prefix of the same seed, with ratios.
 """

@@ -364,7 +364,7 @@ def test_fyrd_draw_mixture_equals_average_over_cards():
 
 def test_ten_a_side_grid_cell_is_solved():
     # The CLI's odds grid goes to 10 a side; a full-rules 10 v 10 battle must solve (speed is
-    # measured by the command in docs/parts/battle878-exact.md, not here).
+    # measured by the command in docs/battle878-exact-solver.md, not here).
     r = odds(norsemen=7, berserkers=3, housecarls=3, thegns=4, fyrd=3, ragnar=True,
              northumbria=True, fort=1, epic_card="faith", edmunds_faith=True)
     assert sum(r[k] for k in OUTCOMES) == pytest.approx(1.0, abs=1e-12)

@@ -49,3 +49,16 @@ def within_k_se(observed_k: float, n: int, p: float, k_se: float) -> bool:
     if se == 0:
         return observed_k / n == p
     return abs(observed_k / n - p) <= k_se * se
+
+
+def put_fraction(summary: dict, key: str, k: int, n: int) -> None:
+    """``summary[key] = k/n`` and ``summary[key + "_ci"]`` = its Wilson 95% interval."""
+    summary[key] = k / n
+    summary[key + "_ci"] = list(wilson(k, n))
+
+
+def put_mean(summary: dict, key: str, x) -> None:
+    """``summary[key]`` = mean of x and ``summary[key + "_ci"]`` = its normal 95% interval."""
+    m, _, se = mean_sd(x)
+    summary[key] = m
+    summary[key + "_ci"] = [m - Z95 * se, m + Z95 * se]

@@ -20,7 +20,7 @@ import pandas as pd
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import Option
-from vikingsim.core.stats import wilson
+from vikingsim.core.stats import put_fraction
 from vikingsim.games.battle878 import kernel as K
 from vikingsim.games.battle878 import reference as REF
 from vikingsim.games.battle878.policies import POLICIES, compile_policies
@@ -201,20 +201,14 @@ def frame(setup: Setup, out: dict) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def _p(s: dict, key: str, k: int, n: int):
-    s[key] = k / n
-    lo, hi = wilson(k, n)
-    s[key + "_ci"] = [lo, hi]
-
-
 def summary(setup: Setup, out: dict) -> dict:
     n = len(out["outcome"])
     counts = np.bincount(out["outcome"].astype(np.int64), minlength=len(OUTCOME_KEYS))
     s: dict = {"n_battles": n}
     for i, key in enumerate(OUTCOME_KEYS):
-        _p(s, f"p_{key}", int(counts[i]), n)
+        put_fraction(s, f"p_{key}", int(counts[i]), n)
     vd = _viking_deaths(out)
-    _p(s, "p_valhalla_glory", int((vd >= setup.rules.valhalla_deaths).sum()), n)
+    put_fraction(s, "p_valhalla_glory", int((vd >= setup.rules.valhalla_deaths).sum()), n)
     s["mean_rolls"] = float(out["rolls"].mean())
     lost = out["dead"].astype(np.int64) + out["fled"]
     for k, name in enumerate(UNIT_NAMES):
@@ -263,7 +257,7 @@ def lagertha_experiment(n: int = 100_000, *, seed: int = 20260, norsemen: int = 
     res = {}
     for key, arr in (("p_combined_win", w1), ("p_main_win", wm), ("p_lagertha_win", wl),
                      ("p_split_at_least_one_win", wm | wl), ("p_split_both_win", wm & wl)):
-        _p(res, key, int(arr.sum()), n)
+        put_fraction(res, key, int(arr.sum()), n)
     res["mean_split_wins"] = float(wm.mean() + wl.mean())
     return res
 

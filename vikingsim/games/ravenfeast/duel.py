@@ -19,7 +19,7 @@ import pandas as pd
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.core.stats import Z95, mean_sd, wilson
+from vikingsim.core.stats import put_fraction, put_mean
 from vikingsim.games.ravenfeast.profiles import Stat
 from vikingsim.games.ravenfeast.rules import (Outcome, Rules, Stance, armor_rating,
                                               melee_rating)
@@ -247,10 +247,6 @@ def frame(setup: DuelSetup, out: dict) -> pd.DataFrame:
     return df
 
 
-def _ci(k: int, n: int) -> list:
-    return list(wilson(k, n))
-
-
 def summary(setup: DuelSetup, out: dict) -> dict:
     """Fractions of all n duels with Wilson 95% intervals; mean_turns with a normal interval
     (truncated duels count max_turns turns)."""
@@ -260,12 +256,8 @@ def summary(setup: DuelSetup, out: dict) -> dict:
     s = {}
     for key, oc in (("p_a_win", Outcome.A_WIN), ("p_b_win", Outcome.B_WIN),
                     ("p_both_die", Outcome.BOTH_DIE), ("p_truncated", Outcome.TRUNCATED)):
-        k = int(counts[oc])
-        s[key] = k / n
-        s[key + "_ci"] = _ci(k, n)
-    m, _, se = mean_sd(out["turns"])
-    s["mean_turns"] = m
-    s["mean_turns_ci"] = [m - Z95 * se, m + Z95 * se]
+        put_fraction(s, key, int(counts[oc]), n)
+    put_mean(s, "mean_turns", out["turns"])
     s["a"], s["b"] = setup.names
     return s
 
