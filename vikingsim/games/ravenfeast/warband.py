@@ -1,7 +1,7 @@
 """Ravenfeast warband melee and Fight for Honor scenario (rules notes ravenfeast.md §12.6, §10.7).
 
 Two warbands (``warbands.py``) fight a non-spatial melee to the end (see
-``docs/rules-coverage.md`` (Ravenfeast warband section) for how the map is abstracted). Per-figure ratings
+``docs/parts/ravenfeast-warband-coverage.md`` for how the map is abstracted). Per-figure ratings
 are compiled once by ``rules.melee_rating`` / ``rules.armor_rating`` into lookup tables, so the
 kernel holds no rule arithmetic of its own beyond morale (§9) and the turn structure (§3).
 
@@ -109,7 +109,8 @@ class D(IntEnum):
     RAVENS = 12     # Raven tokens placed on its figures this turn (§6.4)
     HURT = 13       # 1: Blood tokens added since the last removal pass (skips empty passes)
     N_HERO = 14     # Heroes in the warband (skips an empty morale phase)
-    N = 15
+    COWARDS = 15    # its figures with status COWARD now (skips an empty Rally phase)
+    N = 16
 
 
 class W(IntEnum):
@@ -451,13 +452,13 @@ def compile_setup(wa, wb, rules: Rules = Rules(), wrules: WarbandRules = Warband
 
 # ---------------------------------------------------------------- pure rule resolution
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_test(roll, rating):
     """§2.2: a test (hit, save, morale, rally, missile) passes when roll <= rating."""
     return roll <= rating
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_morale_rating(own, shared, wall, wall_bonus, nearby_hero, clamp):
     """§9.1, §9.3, §8.3, §13.3: the Morale a figure tests on.
 
@@ -474,7 +475,7 @@ def _resolve_morale_rating(own, shared, wall, wall_bonus, nearby_hero, clamp):
     return m
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_attack(hit_roll, armor_roll, free_roll, melee, armor, free_attack, trigger_six):
     """One melee attack from its dice (§6.1-6.4): (wounds 0-2, raven 0/1, free attack rolled).
 
@@ -490,31 +491,31 @@ def _resolve_attack(hit_roll, armor_roll, free_roll, melee, armor, free_attack, 
     return wounds, 0, False
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_wall_front(members, ranks):
     """§8.3 abstraction: front-rank width of a wall of ``members`` figures ``ranks`` deep."""
     return (members + ranks - 1) // ranks
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_wall_holds(members, wall_min):
     """§8.4: the wall breaks when fewer than ``wall_min`` (SEED 3) figures remain."""
     return members >= wall_min
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_fifty(removed, start):
     """§9.2 / §13.5 DEFAULT: more than half of the starting figures removed."""
     return 2 * removed > start
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_removed(blood, wounds):
     """§7.1: removed when its Blood tokens reach its wounds."""
     return blood >= wounds
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _resolve_outcome(f0, f1, geld0, geld1, tiebreak):
     """§12.6 victory from fighters left; §10.1 optional Geld tie-break. -1 = fight goes on."""
     if f0 > 0 and f1 > 0:
@@ -530,19 +531,19 @@ def _resolve_outcome(f0, f1, geld0, geld1, tiebreak):
 
 # ---------------------------------------------------------------- kernel helpers
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _alive(st, s, i):
     return st[s, i, S.STATUS] == Status.ACTIVE or st[s, i, S.STATUS] == Status.COWARD
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _in_contact(st, s, i, e):
     """Enemy e (side 1-s) is in contact with figure i of side s this turn (and can strike)."""
     es = 1 - s
     return st[es, e, S.STATUS] == Status.ACTIVE and (st[es, e, S.TGT] == i or st[s, i, S.TGT] == e)
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _geld_ok(ri, st, sd, s):
     """§10.1: Geld to spend (carried by the Leader, DEFAULT)."""
     if sd[s, D.GELD] <= 0:
@@ -550,7 +551,7 @@ def _geld_ok(ri, st, sd, s):
     return ri[W.GELD_NEEDS_LEADER] == 0 or _alive(st, s, sd[s, D.LEADER])
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _prefer(kind, fig, st, es, e, b):
     """Target policy: is enemy e strictly preferred to b (§12.6 DEFAULT focus)?"""
     if kind == Target.LEADER:
@@ -570,7 +571,7 @@ def _prefer(kind, fig, st, es, e, b):
     return fig[es, e, F.POINTS2] > fig[es, b, F.POINTS2]
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _choose(kind, fig, st, es, cand, nc, pol_rng):
     """Pick one of ``cand[:nc]`` (enemy indices, side es) by target policy ``kind``."""
     if kind == Target.RANDOM:
@@ -588,7 +589,7 @@ _RUNNING = -1
 _TRUNC = int(Outcome.TRUNCATED)
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _free_attacks_on(fig, st, sd, s, x, dice):
     """§4.4 / §9.4: every enemy in contact with figure x strikes once (d6 <= Melee), no Armor
     roll; wounds are marked (removal at End of Turn). One die per enemy in contact."""
@@ -601,20 +602,20 @@ def _free_attacks_on(fig, st, sd, s, x, dice):
                 sd[s, D.HURT] = 1
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _removal(fig, armt, ri, st, sd, dice):
     """§7.1 End of Turn removal, §10.3 Fated strokes (repeated while they kill), §10.6 capture."""
     while sd[0, D.HURT] or sd[1, D.HURT]:                     # no new Blood: nothing to remove
         sd[0, D.HURT] = 0
         sd[1, D.HURT] = 0
-        found = False
-        for s in range(2):
-            for i in range(sd[s, D.N_FIG]):
+        found = 0
+        for s in range(2):                                    # DOOM is 0 outside this loop:
+            for i in range(sd[s, D.N_FIG]):                   # written branch-free
                 stat = st[s, i, S.STATUS]
-                if (stat == Status.ACTIVE or stat == Status.COWARD) and _resolve_removed(
-                        st[s, i, S.BLOOD], fig[s, i, F.WOUNDS]):
-                    st[s, i, S.DOOM] = 2 if stat == Status.ACTIVE else 1
-                    found = True
+                hit = (stat <= Status.COWARD) & _resolve_removed(st[s, i, S.BLOOD],
+                                                                 fig[s, i, F.WOUNDS])
+                st[s, i, S.DOOM] = hit * (2 - stat)           # 2 ACTIVE, 1 COWARD
+                found |= hit
         if not found:
             break
         fated = False
@@ -634,6 +635,8 @@ def _removal(fig, armt, ri, st, sd, dice):
                 sd[s, D.REMOVED] += 1
                 sd[s, D.EV_LEADER] += fig[s, i, F.LEADER]
                 sd[s, D.EV_HERO] += fig[s, i, F.HERO]
+                if st[s, i, S.DOOM] == 1:
+                    sd[s, D.COWARDS] -= 1
                 if st[s, i, S.DOOM] == 2 and fig[s, i, F.FATED]:
                     fated = True
                 else:
@@ -670,7 +673,7 @@ def _removal(fig, armt, ri, st, sd, dice):
                 sd[s, D.REMOVED] -= 1
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _flee(fig, st, sd, s, x, dice):
     """§9.4: a failed test gives a Coward token; the figure flees and every enemy in contact gets a
     Free Attack; a figure engaged front and rear cannot flee and is killed (or captured)."""
@@ -681,11 +684,12 @@ def _flee(fig, st, sd, s, x, dice):
     else:
         _free_attacks_on(fig, st, sd, s, x, dice)
     st[s, x, S.STATUS] = Status.COWARD
+    sd[s, D.COWARDS] += 1
     st[s, x, S.TGT] = -1
     st[s, x, S.RESERVE] = 0
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _group_test(fig, ri, pol, st, sd, s, dice):
     """One morale trigger for side s (§9.2-9.4): the Leader tests first, then Heroes, then the
     rest in index order; friends may use a passed Leader's/Hero's Morale (§9.3)."""
@@ -730,14 +734,17 @@ def _group_test(fig, ri, pol, st, sd, s, dice):
                 _flee(fig, st, sd, s, i, dice)
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _rally(fig, ri, pol, st, sd, dice):
     """§9.5 Rally phase: each Coward tests Morale; pass: acts normally; fail: removed as killed."""
     for s in range(2):
+        if sd[s, D.COWARDS] == 0:
+            continue
         lead = sd[s, D.LEADER]
         for i in range(sd[s, D.N_FIG]):
             if st[s, i, S.STATUS] != Status.COWARD:
                 continue
+            sd[s, D.COWARDS] -= 1
             rating = fig[s, i, F.MORALE]
             if ri[W.RALLY_LEADER] and st[s, lead, S.STATUS] == Status.ACTIVE:
                 rating = max(rating, fig[s, lead, F.MORALE])
@@ -755,7 +762,7 @@ def _rally(fig, ri, pol, st, sd, dice):
                 sd[s, D.EV_HERO] += fig[s, i, F.HERO]
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _disengage(fig, ri, pol, st, sd, dice):
     """§4.4 disengaging as a policy: a wounded Leader on its last wound steps out of the line;
     every enemy in contact gets a Free Attack. It returns when no friend is left fighting."""
@@ -779,7 +786,7 @@ def _disengage(fig, ri, pol, st, sd, dice):
         st[s, lead, S.TGT] = -1
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _missiles(fig, armt, ri, pol, st, sd, t, cand, dice, pol_rng):
     """§5 / §12.6 approach volleys: shooters in range fire once at a target chosen by policy;
     Leaders and Heroes only when no other target is left (§5.2 "closest" abstraction)."""
@@ -837,7 +844,7 @@ def _missiles(fig, armt, ri, pol, st, sd, t, cand, dice, pol_rng):
                     sd[es, D.RAVENS] += 1
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _melee(fig, melt, armt, ri, pol, st, sd, line, cand, duel_only, dice, pol_rng):
     """§6 / §12.6 melee phase: pair the lines, surplus figures gang up, then all attacks."""
     for s in range(2):
@@ -848,10 +855,9 @@ def _melee(fig, melt, armt, ri, pol, st, sd, line, cand, duel_only, dice, pol_rn
             st[s, i, S.ENG] = 0
             st[s, i, S.REAR] = 0
             st[s, i, S.SURR] = 0
-            if (st[s, i, S.STATUS] == Status.ACTIVE and st[s, i, S.RESERVE] == 0
-                    and (duel_only == 0 or fig[s, i, F.LEADER])):
-                line[s, k] = i
-                k += 1
+            line[s, k] = i                                    # kept if it fights (branch-free)
+            k += ((st[s, i, S.STATUS] == Status.ACTIVE) & (st[s, i, S.RESERVE] == 0)
+                  & ((duel_only == 0) | (fig[s, i, F.LEADER] != 0)))
         if k == 0 and duel_only == 0:                         # reserve rejoins when alone
             for i in range(n):
                 if st[s, i, S.STATUS] == Status.ACTIVE and st[s, i, S.RESERVE]:
@@ -928,7 +934,7 @@ def _melee(fig, melt, armt, ri, pol, st, sd, line, cand, duel_only, dice, pol_rn
             sd[es, D.RAVENS] += ravens
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _fighters(ri, st, sd, s):
     """1 if side s has a figure able to fight (§12.6): ACTIVE; with end_rule no_figures, a
     Coward too; else 0 (only "any" matters for the victory rule)."""
@@ -939,7 +945,7 @@ def _fighters(ri, st, sd, s):
     return 0
 
 
-@jit(inline="always")
+@jit(inline="always", nrt=False)
 def _end_of_turn(fig, armt, ri, pol, st, sd, dice):
     """§3.5 End of Turn: removal, morale triggers (§9.2) per side, removal of the fled killed."""
     for rp in range(2):
@@ -985,7 +991,7 @@ def _end_of_turn(fig, armt, ri, pol, st, sd, dice):
                 sd[s, D.WALL] = 0
 
 
-@jit
+@jit(nrt=False)
 def _battle(fig, melt, armt, nfig, ri, pol, st, sd, line, cand, dice, pol_rng):
     """One battle (§3 turn sequence); returns (outcome, turns, general_melee, duel_result).
 
@@ -1061,20 +1067,17 @@ def _battle(fig, melt, armt, nfig, ri, pol, st, sd, line, cand, dice, pol_rng):
     return result, t, gm, duel_res
 
 
-@jit
-def _play_block(fig, melt, armt, nfig, ri, pol, g0, g1, dice, pol_rng, outcome, turns,
-                surv_a, surv_b, fled_a, fled_b, thralls_a, thralls_b, geld_a, geld_b,
-                general_melee, duel_result):
+@jit(nrt=False)
+def _play_block(fig, melt, armt, nfig, ri, pol, g0, g1, dice, pol_rng, st, sd, line, cand,
+                outcome, turns, surv_a, surv_b, fled_a, fled_b, thralls_a, thralls_b, geld_a,
+                geld_b, general_melee, duel_result):
     """Battles g0..g1-1 into the output arrays (shape=(n_games,)). No input checks.
 
-    Scratch state is allocated once per block, never per battle. Streams: ``dice`` for every
-    die, ``pol_rng`` only for the random target policy.
+    Compiled without NRT (no allocation here): the scratch state ``st`` (2, MAX_FIGURES, S.N),
+    ``sd`` (2, D.N), ``line`` (2, MAX_FIGURES), ``cand`` (MAX_FIGURES,) comes from the wrapper,
+    allocated once per block, never per battle. Streams: ``dice`` for every die, ``pol_rng``
+    only for the random target policy.
     """
-    maxf = fig.shape[1]
-    st = np.zeros((2, maxf, _NS), np.int64)
-    sd = np.zeros((2, _ND), np.int64)
-    line = np.zeros((2, maxf), np.int64)
-    cand = np.zeros(maxf, np.int64)
     for g in range(g0, g1):
         res, t, gm, dr = _battle(fig, melt, armt, nfig, ri, pol, st, sd, line, cand, dice,
                                  pol_rng)
@@ -1086,15 +1089,12 @@ def _play_block(fig, melt, armt, nfig, ri, pol, g0, g1, dice, pol_rng, outcome, 
             alive = 0
             fled = 0
             held = 0
-            for i in range(nfig[s]):
+            for i in range(nfig[s]):                          # branch-free counts
                 stat = st[s, i, S.STATUS]
-                if stat == Status.ACTIVE or stat == Status.COWARD:
-                    alive += 1
-                if stat == Status.COWARD:
-                    fled += 1
+                alive += stat <= Status.COWARD
+                fled += stat == Status.COWARD
             for i in range(nfig[1 - s]):
-                if st[1 - s, i, S.STATUS] == Status.CAPTURED:
-                    held += 1
+                held += st[1 - s, i, S.STATUS] == Status.CAPTURED
             if s == 0:
                 surv_a[g] = alive
                 fled_a[g] = fled
@@ -1135,12 +1135,20 @@ def allocate_warband(setup: WarbandSetup, n: int) -> dict:
 
 
 def play_block_warband(setup: WarbandSetup, g0, g1, dice_rng, pol_rng, out) -> None:
-    """Compiled battles g0..g1-1 of ``out`` (one nogil kernel call)."""
+    """Compiled battles g0..g1-1 of ``out`` (one nogil kernel call).
+
+    The kernel is compiled without NRT and allocates nothing: its scratch state is made here,
+    once per block."""
+    maxf = setup.fig.shape[1]
+    st = np.zeros((2, maxf, _NS), np.int64)
+    sd = np.zeros((2, _ND), np.int64)
+    line = np.zeros((2, maxf), np.int64)
+    cand = np.zeros(maxf, np.int64)
     _play_block(setup.fig, setup.melt, setup.armt, setup.nfig, setup.ri, setup.pol, g0, g1,
-                dice_rng, pol_rng, out["outcome"], out["turns"], out["a_survivors"],
-                out["b_survivors"], out["a_fled"], out["b_fled"], out["a_thralls"],
-                out["b_thralls"], out["a_geld"], out["b_geld"], out["general_melee"],
-                out["duel_result"])
+                dice_rng, pol_rng, st, sd, line, cand, out["outcome"], out["turns"],
+                out["a_survivors"], out["b_survivors"], out["a_fled"], out["b_fled"],
+                out["a_thralls"], out["b_thralls"], out["a_geld"], out["b_geld"],
+                out["general_melee"], out["duel_result"])
 
 
 def frame_warband(setup: WarbandSetup, out: dict) -> pd.DataFrame:
