@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from vikingsim.core.errors import InputError
@@ -118,6 +119,21 @@ class Result:
         """Write the per-game frame to ``path`` and ``path.manifest.json`` beside it, atomically."""
         df = self.frame_with_options() if with_options else self.frame
         return write_results(df, path, manifest=self.manifest)
+
+
+def outcome_frame(out: dict, outcome_names, truncated_code: int) -> pd.DataFrame:
+    """One row per game from per-game arrays: ``game_id``, ``outcome`` (categorical from the
+    integer ``out["outcome"]`` codes, named by ``outcome_names``), ``truncated``, then every
+    other array of ``out`` as a column."""
+    n = len(out["outcome"])
+    names = np.array(list(outcome_names))
+    df = pd.DataFrame({"game_id": np.arange(n, dtype=np.int64)})
+    df["outcome"] = pd.Categorical(names[out["outcome"]], categories=list(names))
+    df["truncated"] = out["outcome"] == truncated_code
+    for k, v in out.items():
+        if k != "outcome":
+            df[k] = v
+    return df
 
 
 def manifest_path(path) -> Path:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
+from vikingsim.core.results import outcome_frame
 from vikingsim.core.stats import put_fraction, put_mean
 from vikingsim.games.ravenfeast.profiles import Stat
 from vikingsim.games.ravenfeast.rules import (Outcome, Rules, Stance, armor_rating,
@@ -235,16 +236,8 @@ def play_block(setup: DuelSetup, g0, g1, dice_rng, pol_rng, out) -> None:
 
 
 def frame(setup: DuelSetup, out: dict) -> pd.DataFrame:
-    """One row per duel: game_id, outcome name, winner, turns, wounds left, Raven tokens."""
-    n = len(out["outcome"])
-    names = np.array([o.name.lower() for o in Outcome])
-    df = pd.DataFrame({"game_id": np.arange(n, dtype=np.int64)})
-    df["outcome"] = pd.Categorical(names[out["outcome"]], categories=list(names))
-    df["truncated"] = out["outcome"] == Outcome.TRUNCATED
-    for k in OUT_DTYPES:
-        if k != "outcome":
-            df[k] = out[k]
-    return df
+    """One row per duel: game_id, outcome name, truncated, turns, wounds left, Raven tokens."""
+    return outcome_frame(out, [o.name.lower() for o in Outcome], Outcome.TRUNCATED)
 
 
 def summary(setup: DuelSetup, out: dict) -> dict:

@@ -32,7 +32,8 @@ from vikingsim.core.errors import InputError
 from vikingsim.core.jit import jit
 from vikingsim.core.options import Option
 from vikingsim.core.rng import _d6
-from vikingsim.core.stats import Z95, mean_sd, wilson
+from vikingsim.core.results import outcome_frame
+from vikingsim.core.stats import put_fraction, put_mean
 from vikingsim.games.ravenfeast.duel import _resolve_free_trigger
 from vikingsim.games.ravenfeast.profiles import RATING_MAX, Stat
 from vikingsim.games.ravenfeast.rules import Outcome, Rules, Stance, armor_rating, melee_rating
@@ -1153,20 +1154,7 @@ def play_block_warband(setup: WarbandSetup, g0, g1, dice_rng, pol_rng, out) -> N
 
 def frame_warband(setup: WarbandSetup, out: dict) -> pd.DataFrame:
     """One row per battle: game_id, outcome name, truncated, turns, per-side counts."""
-    n = len(out["outcome"])
-    names = np.array(["a_win", "b_win", "draw", "truncated"])
-    df = pd.DataFrame({"game_id": np.arange(n, dtype=np.int64)})
-    df["outcome"] = pd.Categorical(names[out["outcome"]], categories=list(names))
-    df["truncated"] = out["outcome"] == Outcome.TRUNCATED
-    for k in OUT_DTYPES:
-        if k != "outcome":
-            df[k] = out[k]
-    return df
-
-
-def _mean_ci(x) -> tuple[float, list]:
-    m, _, se = mean_sd(x)
-    return m, [m - Z95 * se, m + Z95 * se]
+    return outcome_frame(out, ["a_win", "b_win", "draw", "truncated"], Outcome.TRUNCATED)
 
 
 def summary_warband(setup: WarbandSetup, out: dict) -> dict:
@@ -1177,22 +1165,16 @@ def summary_warband(setup: WarbandSetup, out: dict) -> dict:
     counts = np.bincount(o.astype(np.int64), minlength=4)
     s = {"n": n}
     for key, code in (("p_a_win", 0), ("p_b_win", 1), ("p_draw", 2), ("p_truncated", 3)):
-        k = int(counts[code])
-        s[key] = k / n
-        s[key + "_ci"] = list(wilson(k, n))
+        put_fraction(s, key, int(counts[code]), n)
     for key, col in (("mean_turns", "turns"), ("mean_survivors_a", "a_survivors"),
                      ("mean_survivors_b", "b_survivors"), ("mean_thralls_a", "a_thralls"),
                      ("mean_thralls_b", "b_thralls")):
-        s[key], s[key + "_ci"] = _mean_ci(out[col])
+        put_mean(s, key, out[col])
     if setup.wrules.scenario:
-        k = int(out["general_melee"].sum())
-        s["p_general_melee"] = k / n
-        s["p_general_melee_ci"] = list(wilson(k, n))
+        put_fraction(s, "p_general_melee", int(out["general_melee"].sum()), n)
         d = out["duel_result"]
         for key, code in (("p_duel_a", 0), ("p_duel_b", 1), ("p_duel_both", 2)):
-            k = int((d == code).sum())
-            s[key] = k / n
-            s[key + "_ci"] = list(wilson(k, n))
+            put_fraction(s, key, int((d == code).sum()), n)
     s["a"], s["b"] = setup.names
     s["policies"] = list(setup.policies)
     return s
