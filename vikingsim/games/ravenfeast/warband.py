@@ -1,7 +1,7 @@
 """Ravenfeast warband melee and Fight for Honor scenario (rules notes ravenfeast.md §12.6, §10.7).
 
 Two warbands (``warbands.py``) fight a non-spatial melee to the end (see
-``docs/parts/ravenfeast-warband-coverage.md`` for how the map is abstracted). Per-figure ratings
+``docs/rules-coverage.md`` (Ravenfeast warband section) for how the map is abstracted). Per-figure ratings
 are compiled once by ``rules.melee_rating`` / ``rules.armor_rating`` into lookup tables, so the
 kernel holds no rule arithmetic of its own beyond morale (§9) and the turn structure (§3).
 
