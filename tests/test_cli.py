@@ -59,8 +59,12 @@ def test_bad_input_one_line_exit_2(args, needle, tmp_path):
 
 def test_out_writes_parquet_and_manifest(tmp_path):
     out = tmp_path / "rb.parquet"
-    p = run("simulate", "raidboard", "-n", "1000", "--out", str(out), "--quiet", "--json")
+    p = run("simulate", "raidboard", "-n", "1000", "--out", str(out), "--quiet", "--json",
+            "--rule-columns")
     assert p.returncode == 0, p.stderr
+    import pandas as pd
+    df = pd.read_parquet(out)
+    assert len(df) == 1000 and (df["rule_variant"] == "circular").all()
     m = json.loads((tmp_path / "rb.manifest.json").read_text())
     assert m["n"] == 1000 and m["game"] == "raidboard" and out.exists()
     assert sorted(x.name for x in tmp_path.iterdir()) == ["rb.manifest.json", "rb.parquet"]

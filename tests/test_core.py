@@ -70,7 +70,7 @@ def test_unknown_game():
 
 def test_parquet_and_manifest_round_trip(tmp_path):
     r = simulate("raidboard", n=500, seed=3, players=3, options={"variant": "ends-of-earth"})
-    path = r.to_parquet(tmp_path / "run.parquet")
+    path = r.to_parquet(tmp_path / "run.parquet", with_options=True)
     df, manifest = read_results(path)
     assert len(df) == 500 and list(df["game_id"]) == list(range(500))
     assert manifest["seed"] == 3 and manifest["options"]["variant"] == "ends-of-earth"
@@ -91,3 +91,18 @@ def test_read_results_refuses_file_without_manifest(tmp_path):
     pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "x.parquet")
     with pytest.raises(InputError, match="no such file"):
         read_results(tmp_path / "x.parquet")
+
+
+@pytest.mark.parametrize("game", ["raidboard", "battle878", "ravenfeast"])
+def test_sliced_frames_write_the_same_file_as_one_frame(game, tmp_path):
+    from vikingsim.core.results import write_results
+
+    r = simulate(game, n=1000, seed=4)
+    parts = list(r.iter_frames(rows=300, with_options=True))
+    assert [len(p) for p in parts] == [300, 300, 300, 100]
+    whole = r.frame_with_options()
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), whole)
+    write_results(r.iter_frames(rows=128), tmp_path / "x.parquet", manifest=r.manifest)
+    back, manifest = read_results(tmp_path / "x.parquet")
+    pd.testing.assert_frame_equal(back, r.frame, check_dtype=False, check_categorical=False)
+    assert manifest["n_rows"] == 1000

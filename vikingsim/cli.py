@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
     s.add_argument("--out", default=None, help="write the per-game frame to PATH.parquet "
                    "plus PATH.manifest.json")
+    s.add_argument("--rule-columns", action="store_true",
+                   help="with --out: also store every option as rule_*/policy_* columns")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--reference", action="store_true",
@@ -154,7 +156,7 @@ def _cmd_simulate(args) -> int:
                    policies=args.policies or None, options=given,
                    threads=args.threads, reference=args.reference, progress=not args.quiet)
     if args.out is not None:
-        res.to_parquet(args.out)
+        res.to_parquet(args.out, with_options=args.rule_columns)
     summary = res.summary
     if args.out is not None:
         summary["out"] = str(args.out)

@@ -80,14 +80,30 @@ class Result:
         return self._frame
 
     def frame_with_options(self) -> pd.DataFrame:
-        """``frame`` plus ``rule_*`` and ``policy_*`` columns (one per option and seat)."""
-        df = self.frame.copy()
+        """``frame`` plus ``rule_*`` and ``policy_*`` columns (one per option and seat) and
+        ``seed``, each a one-category Categorical (one byte a row, not an object per row)."""
+        return self._add_options(self.frame.copy())
+
+    def _add_options(self, df: pd.DataFrame) -> pd.DataFrame:
+        n = len(df)
+
+        def const(value):
+            return pd.Categorical.from_codes(np.zeros(n, np.int8), categories=[value])
+
         for k, v in self.options.items():
-            df[f"rule_{k}"] = v
+            df[f"rule_{k}"] = const(v)
         for seat, p in enumerate(self.policies):
-            df[f"policy_{seat}"] = p
+            df[f"policy_{seat}"] = const(p)
         df["seed"] = self.seed
         return df
+
+    def iter_frames(self, rows: int = 1_000_000, *, with_options: bool = False):
+        """The per-game frame in slices of ``rows`` games (bounded memory for big runs);
+        concatenated they equal ``frame`` (or ``frame_with_options``)."""
+        for a in range(0, self.n, rows):
+            df = self.spec.frame(self.setup, {k: v[a:a + rows] for k, v in self.out.items()})
+            df["game_id"] += a
+            yield self._add_options(df) if with_options else df
 
     def _identity(self) -> dict:
         """What was run: shared head of the summary and the manifest."""
@@ -113,12 +129,13 @@ class Result:
                 "elapsed_s": self.elapsed_s,
                 "versions": package_versions(),
                 "git_commit": git_commit(),
-                "n_rows": len(self.frame)}
+                "n_rows": self.n}
 
-    def to_parquet(self, path, *, with_options: bool = True) -> Path:
-        """Write the per-game frame to ``path`` and ``path.manifest.json`` beside it, atomically."""
-        df = self.frame_with_options() if with_options else self.frame
-        return write_results(df, path, manifest=self.manifest)
+    def to_parquet(self, path, *, with_options: bool = False) -> Path:
+        """Write the per-game frame to ``path`` and ``path.manifest.json`` beside it, atomically.
+        The manifest always holds every option; ``with_options`` also adds them as columns."""
+        return write_results(self.iter_frames(with_options=with_options), path,
+                             manifest=self.manifest)
 
 
 def outcome_frame(out: dict, outcome_names, truncated_code: int) -> pd.DataFrame:
@@ -165,13 +182,37 @@ def _atomic_write(path: Path, write) -> None:
             tmp.unlink()
 
 
-def write_results(df: pd.DataFrame, path, *, manifest: dict) -> Path:
-    """Parquet + ``<stem>.manifest.json``; both atomic, manifest first, data last."""
+def write_results(frames, path, *, manifest: dict) -> Path:
+    """Parquet + ``<stem>.manifest.json``; both atomic, manifest first, data last.
+
+    ``frames`` is one DataFrame or an iterable of DataFrames with the same columns (written as
+    row groups one after another, so a big run never needs its whole frame in memory)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = check_writable(path)
-    side = {**manifest, "n_rows": len(df)}
+    side = dict(manifest)
+    if isinstance(frames, pd.DataFrame):
+        side.setdefault("n_rows", len(frames))
+        frames = [frames]
+
+    def write_parquet(p: Path) -> int:
+        writer, n_rows = None, 0
+        try:
+            for df in frames:
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(p, table.schema)
+                writer.write_table(table.cast(writer.schema))
+                n_rows += len(df)
+        finally:
+            if writer is not None:
+                writer.close()
+        return n_rows
+
     _atomic_write(manifest_path(path),
                   lambda p: p.write_text(json.dumps(side, indent=2, default=str)))
-    _atomic_write(path, lambda p: df.to_parquet(p, index=False))
+    _atomic_write(path, write_parquet)
     return path
 
 
