@@ -7,3 +7,10 @@ class InputError(ValueError):
 
 class PolicyError(RuntimeError):
     """A policy made an illegal choice (a bug in the policy, not in the input)."""
+
+
+def warn(message: str) -> None:
+    """One line on stderr, prefixed ``vikingsim: warning:`` (a run goes on; input errors stop)."""
+    import sys
+
+    print(f"vikingsim: warning: {message}", file=sys.stderr)
