@@ -89,8 +89,10 @@ def test_rules_hash_changes_with_options():
 
 def test_read_results_refuses_file_without_manifest(tmp_path):
     pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "x.parquet")
-    with pytest.raises(InputError, match="no such file"):
+    with pytest.raises(InputError, match="no embedded vikingsim manifest"):
         read_results(tmp_path / "x.parquet")
+    with pytest.raises(InputError, match="no such file"):
+        read_results(tmp_path / "missing.parquet")
 
 
 @pytest.mark.parametrize("game", ["raidboard", "battle878", "ravenfeast"])

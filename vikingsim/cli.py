@@ -1,4 +1,4 @@
-"""Command line: ``vikingsim games | simulate | odds | trace | bench`` (style rule 17).
+"""Command line: ``vikingsim games | simulate | odds | trace | bench``.
 
 Bad input of any kind exits 2 with one line on stderr naming the problem and the allowed
 values; ``--json`` prints exactly one JSON object on stdout; progress goes to stderr, and only
@@ -9,11 +9,51 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 
 from vikingsim.core import config
 from vikingsim.core.errors import InputError, PolicyError
 from vikingsim.core.options import parse_assignments
+
+
+DESCRIPTION = ("Monte Carlo simulation and balance analysis for Viking-themed board games: "
+               "win rates with 95% intervals, exact odds, game traces and benchmarks.")
+
+EXAMPLES = {
+    None: """examples:
+  vikingsim games                                   # every game, option and policy
+  vikingsim simulate raidboard -n 1000000           # seat win rates of 4-player games
+  vikingsim odds battle878 --set norsemen=6 --set fort=1
+  vikingsim trace raidboard --seed 7 --players 3""",
+    "games": """examples:
+  vikingsim games
+  vikingsim games --json | python3 -m json.tool""",
+    "simulate": """examples:
+  vikingsim simulate raidboard -n 1000000 --players 5 --policy lookahead greedy
+  vikingsim simulate battle878 -n 1000000 --set norsemen=6 --set ragnar=true --json
+  vikingsim simulate ravenfeast -n 100000 --set mode=warband --out results/wb.parquet""",
+    "odds": """examples:
+  vikingsim odds battle878 --set norsemen=6 --set fort=1 --json
+  vikingsim odds battle878 --grid norsemen=1:10 --grid housecarls=1:10 --plot odds.png
+  vikingsim odds ravenfeast --set a=jarl --set b=berserker""",
+    "trace": """examples:
+  vikingsim trace raidboard --seed 7 --players 3
+  vikingsim trace raidboard --seed 7 --game-id 12
+  vikingsim trace battle878 --set ragnar=true""",
+    "bench": """examples:
+  vikingsim bench                      # every game, about a second per figure
+  vikingsim bench raidboard --seconds 3 --repeats 5
+  vikingsim bench --json""",
+}
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, schedulers, containers): cleaned up like Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,13 +121,22 @@ def _add_game_args(p, *, policies=True):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="vikingsim", description=__doc__.splitlines()[0])
+    from vikingsim import __version__
+
+    fmt = argparse.RawDescriptionHelpFormatter
+    ap = _Parser(prog="vikingsim", description=DESCRIPTION, epilog=EXAMPLES[None],
+                 formatter_class=fmt)
+    ap.add_argument("--version", action="version", version=f"vikingsim {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
-    g = sub.add_parser("games", help="list games with their options and policies")
+    def add(name, help):
+        return sub.add_parser(name, help=help, description=help, epilog=EXAMPLES[name],
+                              formatter_class=fmt)
+
+    g = add("games", "list games with their options and policies")
     g.add_argument("--json", action="store_true", help="print JSON")
 
-    s = sub.add_parser("simulate", help="play N games and summarise them")
+    s = add("simulate", "play N games and summarise them (win rates with 95%% intervals)")
     _add_game_args(s)
     s.add_argument("-n", type=int, default=100_000, help="number of games (default 100000)")
     s.add_argument("--seed", type=int, default=config.SEED,
@@ -98,11 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rule-columns", action="store_true",
                    help="with --out: also store every option as rule_*/policy_* columns")
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no compiling notice on stderr")
     s.add_argument("--reference", action="store_true",
                    help="use the plain-Python reference engine (slow; for checking)")
 
-    o = sub.add_parser("odds", help="exact odds from the game's solver")
+    o = add("odds", "exact odds from the game's solver (same p_* keys as simulate)")
     _add_game_args(o, policies=False)
     o.add_argument("--json", action="store_true", help="print JSON")
     o.add_argument("--grid", action="append", default=[], metavar="KEY=LO:HI",
@@ -110,12 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--metric", default=None, help="value to plot (default: first p_* key)")
     o.add_argument("--plot", default=None, metavar="PNG", help="save a heatmap of the grid")
 
-    t = sub.add_parser("trace", help="tell one game turn by turn")
+    t = add("trace", "tell one game turn by turn (the same game simulate plays)")
     _add_game_args(t)
     t.add_argument("--seed", type=int, default=config.SEED, help="root seed")
     t.add_argument("--game-id", type=int, default=0, help="which game of the run (default 0)")
 
-    b = sub.add_parser("bench", help="games/s: kernel at 1 and 2 threads vs the reference")
+    b = add("bench", "games/s: kernel at 1 and 2 threads vs the reference")
     b.add_argument("games", nargs="*", help="games to time (default: all)")
     b.add_argument("--seconds", type=float, default=1.0, help="target seconds per timing")
     b.add_argument("--repeats", type=int, default=3, help="timings per figure (median)")
@@ -131,32 +181,34 @@ def _cmd_games(args) -> int:
     if args.json:
         _print_json({"games": specs})
         return 0
-    for d in specs:
+    for name, d in zip(names(), specs):
         pl = d["players"]
         print(f"{d['name']}: {d['title']} - {d['summary']} (players {pl['min']}-{pl['max']}, "
               f"default {pl['default']}{'; exact odds' if d['odds'] else ''})")
-        print("  policies: " + ", ".join(
-            f"{p['name']}{' (default)' if p['default'] else ''}" for p in d["policies"]))
+        print("  policies (--policy NAME):")
+        for p in d["policies"]:
+            print(f"    {p['name']}{' (default)' if p['default'] else ''}: {p['help']}")
+        print("  options (--set KEY=VALUE):")
         for opt in d["options"]:
             rng = (f" choices {','.join(map(str, opt['choices']))}" if "choices" in opt else
                    f" range [{opt['range'][0]}, {opt['range'][1]}]" if "range" in opt else "")
-            print(f"  --set {opt['name']}=<{opt['type']}> default {opt['default']}{rng}: "
+            print(f"    {opt['name']}=<{opt['type']}> default {opt['default']}{rng}: "
                   f"{opt['help']}")
+        extra = get(name).help_text
+        if extra:
+            print("\n".join("  " + line if line else "" for line in extra.strip().splitlines()))
+        print()
     return 0
 
 
 def _cmd_simulate(args) -> int:
-    from vikingsim.core.results import check_writable
     from vikingsim.core.runner import simulate
 
-    if args.out is not None:
-        check_writable(args.out)
     given = parse_assignments(args.sets)
     res = simulate(args.game, args.n, seed=args.seed, players=args.players,
-                   policies=args.policies or None, options=given,
-                   threads=args.threads, reference=args.reference, progress=not args.quiet)
-    if args.out is not None:
-        res.to_parquet(args.out, with_options=args.rule_columns)
+                   policies=args.policies or None, options=given, threads=args.threads,
+                   reference=args.reference, progress=not args.quiet, keep=False,
+                   parquet=args.out, rule_columns=args.rule_columns, announce=not args.quiet)
     summary = res.summary
     if args.out is not None:
         summary["out"] = str(args.out)
@@ -200,6 +252,10 @@ def _cmd_odds(args) -> int:
     grid = _parse_grid(args.grid)
     if args.plot is not None and len(grid) != 2:
         raise InputError("--plot needs exactly two --grid options")
+    if args.plot is not None:
+        from vikingsim.core.results import check_writable
+
+        check_writable(args.plot, ".png", "--plot")          # before the grid is solved
     if not grid:
         res = spec.odds(resolve(spec.name, spec.options, given))
         res = {"game": spec.name, "options": resolve(spec.name, spec.options, given), **res}
@@ -225,9 +281,8 @@ def _cmd_odds(args) -> int:
         from vikingsim.plots import odds_heatmap
 
         from pathlib import Path
+
         path = Path(args.plot)
-        if not path.parent.is_dir():
-            raise InputError(f"cannot write {args.plot!r}: folder does not exist")
         _atomic_write(path, lambda p: odds_heatmap(frame, keys[0], keys[1], metric, path=p))
     if args.json:
         _print_json({"game": spec.name, "grid": keys, "metric": metric,
@@ -275,6 +330,9 @@ def _cmd_bench(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Entry point: one line on stderr and exit 2 for bad input or a failed write, 130 for
+    Ctrl-C, 143 for SIGTERM (a results file being written is removed, never left half)."""
+    old = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         args = build_parser().parse_args(argv)
         return {"games": _cmd_games, "simulate": _cmd_simulate, "odds": _cmd_odds,
@@ -285,11 +343,24 @@ def main(argv=None) -> int:
     except PolicyError as e:
         print(f"vikingsim: policy error: {e}", file=sys.stderr)
         return 1
+    except Terminated:
+        print("vikingsim: terminated (SIGTERM); nothing was written", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
-        print("vikingsim: interrupted", file=sys.stderr)
+        print("vikingsim: interrupted; nothing was written", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        print("vikingsim: error: out of memory (use a smaller -n or --out to stream rows)",
+              file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"vikingsim: error: {e.strerror or e}"
+              f"{f': {e.filename}' if getattr(e, 'filename', None) else ''}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 if __name__ == "__main__":

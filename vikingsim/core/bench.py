@@ -7,6 +7,7 @@ untimed. The reference plays a prefix of the same seed's games.
 """
 from __future__ import annotations
 
+import math
 import statistics
 import time
 
@@ -41,8 +42,10 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
     from vikingsim.core.errors import InputError
     from vikingsim.games import get, names
 
-    if seconds <= 0 or repeats < 1:
-        raise InputError("--seconds must be > 0 and --repeats >= 1")
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds)
+            and 0 < seconds <= 3600) or isinstance(repeats, bool) or not 1 <= repeats <= 1000:
+        raise InputError(f"--seconds must be a number in (0, 3600] and --repeats an integer in "
+                         f"[1, 1000], got {seconds!r} and {repeats!r}")
     rows = []
     for name in games or names():
         spec = get(name)

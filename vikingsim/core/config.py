@@ -11,3 +11,10 @@ SEED = 20260
 TEST_K_SE = 4.0
 #: Plain-Python kernels (breakpoints, coverage); results must be identical.
 DISABLE_JIT = os.environ.get("VIKINGSIM_DISABLE_JIT") == "1"
+#: Games per segment of a run (whole RNG blocks): each segment's arrays are tallied, written and
+#: dropped, so memory stays bounded for any n. Results never depend on it.
+SEGMENT_GAMES = 1 << 20
+#: ``keep="auto"`` keeps every game's arrays (``res.frame``) when they take at most this much.
+KEEP_BYTES = 1 << 30
+#: Refuse to hold more than this whole (``keep=True``); stream with ``parquet=`` instead.
+KEEP_LIMIT_BYTES = 8 << 30

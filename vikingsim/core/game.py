@@ -40,7 +40,15 @@ class GameSpec:
     frame(setup, out) -> DataFrame
         Tidy per-game frame (one row per game).
     summary(setup, out) -> dict
-        JSON-ready headline metrics (with intervals).
+        JSON-ready headline metrics (with intervals), from the per-game arrays.
+    tally(setup, out) -> dict[str, ndarray], optional
+        Additive reduction of per-game arrays (counts, integer sums, histograms): the tally of
+        a run is the element-wise sum of its segments' tallies (``results.add_tallies``), so a
+        run of any size needs one segment's memory. Games with a tally must give ``summarize``.
+    summarize(setup, tally, n) -> dict, optional
+        The same metrics as ``summary`` from a tally of n games.
+    help_text : str
+        Extra text for ``vikingsim games`` (formats, presets).
     odds(options: dict) -> dict, optional
         Exact answer for the same metrics, where one exists.
     trace(setup, seed) -> str, optional
@@ -70,6 +78,9 @@ class GameSpec:
     summary: Callable[..., dict]
     odds: Callable[..., dict] | None = None
     trace: Callable[..., str] | None = None
+    tally: Callable[..., dict] | None = None
+    summarize: Callable[..., dict] | None = None
+    help_text: str = ""
     bench_options: dict = field(default_factory=dict)
     bench_players: int | None = None
     bench_configs: tuple = ()

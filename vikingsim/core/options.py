@@ -100,5 +100,8 @@ def parse_assignments(items: list[str] | None) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise InputError(f"--set expects key=value, got {item!r}")
+        if key.strip() in out:
+            raise InputError(f"--set {key.strip()} given twice ({out[key.strip()]!r} and "
+                             f"{value!r}); give each option once")
         out[key.strip()] = value
     return out

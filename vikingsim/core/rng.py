@@ -11,6 +11,8 @@ from vikingsim.core import config
 from vikingsim.core.jit import jit
 
 STREAM_DICE, STREAM_POLICY = 0, 1  # append only: renumbering changes every result
+#: Streams of the runner's throw-away warm-up game (compiles the kernel; never a run's games).
+STREAM_WARMUP = 2
 
 
 def block_bounds(n_games: int, block_games: int = config.BLOCK_GAMES) -> np.ndarray:

@@ -1,19 +1,27 @@
-"""Orchestration (style rule 1): plan RNG blocks, build streams, allocate, run the game's kernel
-over blocks on a thread pool (kernels release the GIL), and wrap the arrays in a ``Result``."""
+"""Orchestration: plan RNG blocks, build streams, run the game's kernel over blocks on a thread
+pool (kernels release the GIL), and wrap the outcome in a ``Result``.
+
+A run is played in **segments** of about ``config.SEGMENT_GAMES`` games (whole RNG blocks).
+Each segment's per-game arrays are reduced to the game's additive *tally* (counts, sums,
+histograms), optionally written to Parquet, optionally kept, and then dropped, so memory stays
+bounded for any ``n``. Segments change nothing in the results: game ``g`` always uses the
+Generators of its RNG block, whatever the segment, thread count or scheduling chunk.
+"""
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from vikingsim.core import config, rng
-from vikingsim.core.errors import InputError
+from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import resolve
-from vikingsim.core.results import Result
+from vikingsim.core.results import Result, ResultsWriter, add_tallies, out_bytes_per_game
 
-MAX_GAMES = 2_000_000_000
+MAX_GAMES = 10**12
 
 
 def check_count(name: str, value, lo: int, hi: int) -> int:
@@ -57,7 +65,8 @@ def resolve_policies(spec: GameSpec, policies, players: int | None) -> tuple[lis
 def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | None = None,
              policies=None, options: dict | None = None, threads: int | None = None,
              chunk_blocks: int = 1, reference: bool = False, progress: bool = False,
-             **option_kwargs) -> Result:
+             keep="auto", parquet=None, rule_columns: bool = False, announce: bool = False,
+             segment_games: int | None = None, **option_kwargs) -> Result:
     """Play ``n`` games of ``game`` and return a :class:`Result`.
 
     Parameters
@@ -65,10 +74,10 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     game : str or GameSpec
         Registered game name (``vikingsim.games.names()``).
     n : int
-        Number of games (>= 1).
+        Number of games (>= 1; up to 10**12: memory stays bounded, see ``keep``).
     seed : int
-        Root seed (>= 0); same seed and options give the same games for any ``threads``
-        and ``chunk_blocks``.
+        Root seed (>= 0); same seed and options give the same games for any ``threads``,
+        ``chunk_blocks`` and ``segment_games``.
     players : int, optional
         Seat count (default: the game's default, or the number of policies given).
     policies : str or list of str, optional
@@ -82,7 +91,20 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     reference : bool
         Use the plain-Python reference engine instead of the compiled kernel.
     progress : bool
-        Show a progress bar on stderr.
+        Show a progress bar on stderr (only when stderr is a terminal).
+    keep : "auto", True or False
+        Keep every game's arrays (``res.out``, ``res.frame``). ``"auto"`` keeps them when they
+        fit in ``config.KEEP_BYTES``; otherwise only the running tally is kept (the summary is
+        exact either way) and ``res.frame`` says the run was too big to hold whole.
+    parquet : path, optional
+        Write one row per game to this ``.parquet`` file while the run goes on (segment by
+        segment, bounded memory), with the manifest embedded and ``<stem>.manifest.json`` beside.
+    rule_columns : bool
+        With ``parquet``: also store every option as ``rule_*``/``policy_*`` columns.
+    announce : bool
+        Say on stderr when the first call spends time compiling kernels.
+    segment_games : int, optional
+        Games per segment (default ``config.SEGMENT_GAMES``; results do not depend on it).
 
     Examples
     --------
@@ -97,78 +119,149 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     seed = check_count("seed", seed, 0, 2**63 - 1)
     threads = (os.cpu_count() or 1) if threads is None else check_count("threads", threads, 1, 256)
     chunk_blocks = check_count("chunk_blocks", chunk_blocks, 1, 1_000_000)
+    if keep not in ("auto", True, False):
+        raise InputError(f"keep must be 'auto', True or False, got {keep!r}")
     opts = resolve(spec.name, spec.options, {**(options or {}), **option_kwargs})
     pols, players = resolve_policies(spec, policies, players)
     setup = spec.setup(opts, pols, players)
-    out = spec.allocate(setup, n)
-    bounds = rng.block_bounds(n, spec.block_games)
-    n_blocks = len(bounds) - 1
+    keep = _decide_keep(spec, setup, n, keep)
     play = spec.reference_block if reference else spec.play_block
+    seg = _segment_size(spec, segment_games)
+    res = Result(spec=spec, setup=setup, out=spec.allocate(setup, n) if keep else None,
+                 tally=None, n=n, seed=seed, players=players, policies=pols, options=opts,
+                 elapsed_s=0.0, threads=threads, engine="reference" if reference else "kernel")
+    writer = None if parquet is None else ResultsWriter(parquet, rule_columns=rule_columns)
+    try:
+        res.compile_s = 0.0 if reference else _warm_up(spec, setup, play, announce)
+        t0 = time.perf_counter()
+        with _progress_bar(n, spec.name, progress) as bar:
+            res.tally = _play_segments(spec, setup, play, res, seg, threads, chunk_blocks,
+                                       writer, bar)
+        res.elapsed_s = time.perf_counter() - t0
+        if writer is not None:
+            writer.commit(res.manifest)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    _warn_if_all_truncated(res)
+    return res
 
-    def run_chunk(first_block: int) -> int:
+
+def _decide_keep(spec: GameSpec, setup, n: int, keep) -> bool:
+    """Whether to hold every game's arrays; games without a tally must."""
+    size = n * out_bytes_per_game(spec, setup)
+    if keep == "auto":
+        keep = size <= config.KEEP_BYTES
+    if not keep and spec.tally is None:
+        keep = True
+    if keep and size > config.KEEP_LIMIT_BYTES:
+        raise InputError(f"{n:,} games of {spec.name} need {size / 2**30:.1f} GiB to hold whole "
+                         f"(limit {config.KEEP_LIMIT_BYTES / 2**30:.0f} GiB): use keep=False "
+                         f"(summary only) or write them with parquet=PATH")
+    return bool(keep)
+
+
+def _segment_size(spec: GameSpec, segment_games: int | None) -> int:
+    """Games per segment: a whole number of RNG blocks."""
+    want = config.SEGMENT_GAMES if segment_games is None else check_count(
+        "segment_games", segment_games, 1, MAX_GAMES)
+    blocks = max(1, -(-want // spec.block_games))
+    return blocks * spec.block_games
+
+
+def _play_segments(spec, setup, play, res, seg, threads, chunk_blocks, writer, bar):
+    """Play every segment; return the run's tally (or None for games without one)."""
+    n, seed, tally = res.n, res.seed, None
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    try:
+        for s0 in range(0, n, seg):
+            s1 = min(n, s0 + seg)
+            out = ({k: v[s0:s1] for k, v in res.out.items()} if res.out is not None
+                   else spec.allocate(setup, s1 - s0))
+            _play_segment(play, setup, seed, spec.block_games, s0, s1, out, pool,
+                          chunk_blocks, bar)
+            if spec.tally is not None:
+                tally = add_tallies(tally, spec.tally(setup, out))
+            if writer is not None:
+                writer.write(res.segment_frame(out, s0, with_options=writer.rule_columns))
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+            pool = None
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    return tally
+
+
+def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar):
+    """Games s0..s1 (global ids, whole blocks) into ``out`` (rows 0..s1-s0)."""
+    b0, b1 = s0 // block_games, -(-s1 // block_games)
+
+    def run_chunk(first: int) -> int:
         done = 0
-        for b in range(first_block, min(first_block + chunk_blocks, n_blocks)):
-            g0, g1 = int(bounds[b]), int(bounds[b + 1])
-            play(setup, g0, g1, rng.block_generator(seed, rng.STREAM_DICE, b),
+        for b in range(first, min(first + chunk_blocks, b1)):
+            g0, g1 = b * block_games, min(s1, (b + 1) * block_games)
+            play(setup, g0 - s0, g1 - s0, rng.block_generator(seed, rng.STREAM_DICE, b),
                  rng.block_generator(seed, rng.STREAM_POLICY, b), out)
             done += g1 - g0
         return done
 
-    bar = _progress_bar(n, spec.name) if progress else None
+    chunks = range(b0, b1, chunk_blocks)
+    results = map(run_chunk, chunks) if pool is None or len(chunks) == 1 else \
+        pool.map(run_chunk, chunks)
+    for k in results:
+        bar.update(k)
+
+
+def _warm_up(spec: GameSpec, setup, play, announce: bool) -> float:
+    """Play one throw-away game so the kernel is compiled (or loaded from numba's cache) before
+    the timed run; return the seconds it took. Its streams are the warm-up stream, never a
+    run's, and its output is discarded, so it changes no result."""
+    note = threading.Timer(0.5, lambda: print(
+        "vikingsim: compiling kernels (first run only; cached afterwards)...", file=sys.stderr,
+        flush=True)) if announce else None
     t0 = time.perf_counter()
-    chunks = range(0, n_blocks, chunk_blocks)
-    if threads == 1 or n_blocks == 1:
-        for c in chunks:
-            k = run_chunk(c)
-            if bar is not None:
-                bar.update(k)
-    else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            for k in pool.map(run_chunk, chunks):
-                if bar is not None:
-                    bar.update(k)
-    elapsed = time.perf_counter() - t0
-    if bar is not None:
-        bar.close()
-    return Result(spec=spec, setup=setup, out=out, n=n, seed=seed, players=players,
-                  policies=pols, options=opts, elapsed_s=elapsed, threads=threads,
-                  engine="reference" if reference else "kernel")
+    if note is not None:
+        note.start()
+    try:
+        play(setup, 0, 1, rng.block_generator(0, rng.STREAM_WARMUP, 0),
+             rng.block_generator(0, rng.STREAM_WARMUP, 1), spec.allocate(setup, 1))
+    finally:
+        if note is not None:
+            note.cancel()
+    return time.perf_counter() - t0
 
 
-class _ProgressBar:
-    """A one-line progress bar on stderr: games done, percent, games/s; cleared at the end."""
+def _warn_if_all_truncated(res: Result) -> None:
+    s = res.summary
+    if s.get("p_truncated") == 1.0 or s.get("truncated") == res.n:
+        warn(f"all {res.n:,} games hit the safety cap and were truncated (no result): "
+             f"raise the cap option (max_rounds / max_rolls / max_turns) or check the options")
 
-    def __init__(self, total: int, name: str, stream=None, min_interval: float = 0.2):
-        self.total, self.name, self.done = total, name, 0
-        self.stream = stream or sys.stderr
-        self.t0 = self.last = time.perf_counter()
-        self.min_interval, self.width = min_interval, 0
-        self._draw()
 
-    def _draw(self) -> None:
-        frac = self.done / self.total
-        rate = self.done / max(time.perf_counter() - self.t0, 1e-9)
-        bar = "#" * int(frac * 20)
-        line = (f"{self.name}: [{bar:<20}] {self.done:,}/{self.total:,} games "
-                f"{frac:4.0%} {rate:,.0f}/s")
-        self.stream.write("\r" + line.ljust(self.width))
-        self.stream.flush()
-        self.width = len(line)
-
+class _NoBar:
     def update(self, k: int) -> None:
-        self.done += k
-        now = time.perf_counter()
-        if now - self.last >= self.min_interval or self.done >= self.total:
-            self.last = now
-            self._draw()
+        pass
 
-    def close(self) -> None:
-        self.stream.write("\r" + " " * self.width + "\r")
-        self.stream.flush()
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
-def _progress_bar(total: int, name: str):
-    """A progress bar on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-    return _ProgressBar(total, name)
+def _progress_bar(total: int, name: str, wanted: bool):
+    """A tqdm bar on stderr, only when wanted and stderr is a terminal."""
+    if not wanted or not sys.stderr.isatty():
+        return _NoBar()
+    import shutil
+
+    from tqdm import tqdm
+
+    cols, rows = shutil.get_terminal_size(fallback=(80, 24))
+    # a terminal of unknown size (0 x 0) would make tqdm hide its bar: give it one
+    return tqdm(total=total, desc=name, unit=" games", unit_scale=True, leave=False,
+                file=sys.stderr, mininterval=0.2, ncols=min(cols or 80, 100), nrows=rows or 24)

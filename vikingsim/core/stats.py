@@ -37,6 +37,21 @@ def mean_sd(x: np.ndarray) -> tuple[float, float, float]:
     return float(x.mean()), sd, sd / math.sqrt(x.size)
 
 
+def hist_mean_sd(counts) -> tuple[float, float, float]:
+    """Mean, sample sd and standard error of the mean of integer values 0, 1, 2, ... given by
+    their counts (a histogram, e.g. a tally's): the same as ``mean_sd`` of the values."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    values = np.arange(counts.size, dtype=np.float64)
+    mean = float(int((np.arange(counts.size, dtype=np.int64) * counts).sum()) / n)
+    if n == 1:
+        return mean, 0.0, 0.0
+    sd = math.sqrt(float((counts * (values - mean) ** 2).sum()) / (n - 1))
+    return mean, sd, sd / math.sqrt(n)
+
+
 def paired_diff(a: np.ndarray, b: np.ndarray) -> dict:
     """Mean of a-b per game (common random numbers) with SE and 95% normal interval."""
     m, sd, se = mean_sd(np.asarray(a, np.float64) - np.asarray(b, np.float64))

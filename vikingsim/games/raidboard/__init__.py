@@ -98,34 +98,34 @@ def frame(s: Setup, out) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def seat_frame(s: Setup, out) -> pd.DataFrame:
-    """Long per-seat frame: one row per (game_id, seat) with ``won`` and the seat's numbers."""
-    n, k = out["gold"].shape
-    return pd.DataFrame({
-        "game_id": np.repeat(np.arange(n, dtype=np.int64), k),
-        "seat": np.tile(np.arange(k, dtype=np.int8), n),
-        "policy": np.tile(np.array(s.policies, dtype=object), n),
-        "won": (out["winner"][:, None] == np.arange(k)[None, :]).ravel(),
-        "gold": out["gold"].ravel(), "settlements": out["settlements"].ravel(),
-        "kingdoms": out["kingdoms"].ravel(), "fleets_lost": out["fleets_lost"].ravel(),
-        "rounds": np.repeat(out["rounds"], k), "truncated": np.repeat(out["truncated"], k)})
+def tally(s: Setup, out) -> dict:
+    """Additive reduction of a segment's games (``core.results.add_tallies``)."""
+    k = out["gold"].shape[1]
+    return {"wins": np.bincount(out["winner"][out["winner"] >= 0].astype(np.int64), minlength=k),
+            "rounds_hist": np.bincount(out["rounds"].astype(np.int64)),
+            "truncated": np.array([int(out["truncated"].sum())]),
+            **{f"{name}_sum": out[name].sum(axis=0, dtype=np.int64)
+               for name in ("gold", "settlements", "fleets_lost")}}
+
+
+def summarize(s: Setup, t: dict, n: int) -> dict:
+    """Win rate per seat over all n games (truncated games count for nobody) with Wilson 95%
+    intervals; game length; truncated count."""
+    mean, sd, se = stats.hist_mean_sd(t["rounds_hist"])
+    return {
+        "win_rate": [float(w / n) for w in t["wins"]],
+        "win_rate_ci": [list(stats.wilson(int(w), n)) for w in t["wins"]],
+        "mean_rounds": mean, "sd_rounds": sd, "mean_rounds_se": se,
+        "truncated": int(t["truncated"][0]),
+        "mean_final_gold": [float(x / n) for x in t["gold_sum"]],
+        "mean_settlements": [float(x / n) for x in t["settlements_sum"]],
+        "mean_fleets_lost": [float(x / n) for x in t["fleets_lost_sum"]],
+    }
 
 
 def summary(s: Setup, out) -> dict:
-    """Win rate per seat over all n games (truncated games count for nobody) with Wilson 95%
-    intervals; game length; truncated count."""
-    n, k = out["gold"].shape
-    wins = np.bincount(out["winner"][out["winner"] >= 0].astype(np.int64), minlength=k)
-    mean, sd, se = stats.mean_sd(out["rounds"])
-    return {
-        "win_rate": [float(w / n) for w in wins],
-        "win_rate_ci": [list(stats.wilson(int(w), n)) for w in wins],
-        "mean_rounds": mean, "sd_rounds": sd, "mean_rounds_se": se,
-        "truncated": int(out["truncated"].sum()),
-        "mean_final_gold": [float(x) for x in out["gold"].mean(axis=0)],
-        "mean_settlements": [float(x) for x in out["settlements"].mean(axis=0)],
-        "mean_fleets_lost": [float(x) for x in out["fleets_lost"].mean(axis=0)],
-    }
+    """``summarize`` of the tally of per-game arrays ``out``."""
+    return summarize(s, tally(s, out), len(out["winner"]))
 
 
 def trace(s: Setup, seed: int, game_id: int = 0) -> str:
@@ -159,6 +159,8 @@ GAME = GameSpec(
     reference_block=reference.play_block,
     frame=frame,
     summary=summary,
+    tally=tally,
+    summarize=summarize,
     trace=trace,
     bench_options={},
     bench_players=4,

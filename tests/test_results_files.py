@@ -1,0 +1,247 @@
+"""Results files, signals, paths and bounded memory (hardening items 10-13, 16-21).
+
+Each test here failed (or could not run) before the fix it names: the manifest was written
+before the data and never checked against it, SIGTERM left a hidden temp file, bad paths were
+found only after the whole run, and every run held all its per-game arrays."""
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import vikingsim
+from vikingsim.core import config
+from vikingsim.core.errors import InputError
+from vikingsim.core.results import ResultsWriter, manifest_path, read_results
+from vikingsim.core.runner import simulate
+from vikingsim.games import get, names
+
+CLI = [sys.executable, "-m", "vikingsim"]
+
+
+def _cli(*args, **kw):
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, **kw)
+
+
+def _summary_no_timing(res):
+    return {k: v for k, v in res.summary.items()
+            if k not in ("elapsed_s", "games_per_s", "compile_s")}
+
+
+# --- item 13: any n, bounded memory; segments change nothing ---------------------------------
+
+@pytest.mark.parametrize("game", names())
+def test_segments_and_keep_change_no_result(game):
+    """One segment, segments of one RNG block, and a summary-only run give the same games and
+    the same summary (the tally of segments equals the tally of the whole)."""
+    spec = get(game)
+    n = 3 * spec.block_games + 17                     # a partial last block and segment
+    whole = simulate(game, n=n, seed=31, threads=2)
+    seg = simulate(game, n=n, seed=31, threads=1, segment_games=spec.block_games, keep=True)
+    lean = simulate(game, n=n, seed=31, threads=2, segment_games=2 * spec.block_games,
+                    keep=False)
+    for k in whole.out:
+        np.testing.assert_array_equal(whole.out[k], seg.out[k], err_msg=k)
+    assert _summary_no_timing(whole) == _summary_no_timing(seg) == _summary_no_timing(lean)
+    if spec.tally is not None:
+        assert lean.out is None
+        with pytest.raises(InputError, match="not kept whole"):
+            lean.frame
+
+
+def test_huge_n_is_accepted_and_not_held_whole():
+    """n = 2e9 used to die with a 29.8 GiB MemoryError: now the auto rule keeps only the tally
+    (checked without playing: the decision is made before any game)."""
+    from vikingsim.core.runner import _decide_keep
+
+    spec = get("raidboard")
+    setup = spec.setup({o.name: o.default for o in spec.options}, ["greedy"] * 4, 4)
+    assert _decide_keep(spec, setup, 2_000_000_000, "auto") is False
+    assert _decide_keep(spec, setup, 10_000, "auto") is True
+    with pytest.raises(InputError, match="GiB to hold whole"):
+        _decide_keep(spec, setup, 2_000_000_000, True)
+
+
+def test_streamed_parquet_equals_kept_frame(tmp_path):
+    """Rows written segment by segment (keep=False) equal the frame of a kept run."""
+    kept = simulate("raidboard", n=20_000, seed=8, players=3)
+    simulate("raidboard", n=20_000, seed=8, players=3, keep=False, segment_games=5000,
+             parquet=tmp_path / "s.parquet", rule_columns=True)
+    df, manifest = read_results(tmp_path / "s.parquet")
+    pd.testing.assert_frame_equal(df[kept.frame.columns], kept.frame)
+    assert manifest["n_rows"] == 20_000 and manifest["seed"] == 8
+
+
+# --- item 10: manifest and data agree -------------------------------------------------------
+
+def test_manifest_is_embedded_in_the_parquet_file(tmp_path):
+    import pyarrow.parquet as pq
+
+    r = simulate("raidboard", n=500, seed=3)
+    path = r.to_parquet(tmp_path / "r.parquet")
+    embedded = json.loads(pq.read_metadata(path).metadata[ResultsWriter.KEY])
+    assert embedded == json.loads(manifest_path(path).read_text())
+    assert embedded["n_rows"] == 500 and embedded["seed"] == 3 and embedded["content_hash"]
+
+
+def test_read_results_refuses_a_sidecar_from_another_run(tmp_path):
+    """An old run's manifest beside new data (the failure the issue describes) is refused."""
+    a = simulate("raidboard", n=500, seed=3).to_parquet(tmp_path / "a.parquet")
+    b = simulate("raidboard", n=500, seed=4).to_parquet(tmp_path / "b.parquet")
+    manifest_path(a).write_text(manifest_path(b).read_text())
+    with pytest.raises(InputError, match="not the manifest embedded"):
+        read_results(a)
+
+
+def test_read_results_refuses_rows_changed_after_writing(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = simulate("raidboard", n=500, seed=3).to_parquet(tmp_path / "a.parquet")
+    table = pq.read_table(path)
+    meta = pq.read_metadata(path).metadata
+    rounds = table.column("rounds").to_numpy().copy()
+    rounds[7] += 1
+    changed = table.set_column(table.schema.get_field_index("rounds"), "rounds",
+                               pa.array(rounds))
+    writer = pq.ParquetWriter(path, changed.schema)
+    writer.write_table(changed)
+    writer.add_key_value_metadata({ResultsWriter.KEY: meta[ResultsWriter.KEY]})
+    writer.close()
+    with pytest.raises(InputError, match="content hash differs"):
+        read_results(path)
+
+
+def test_read_results_refuses_file_without_embedded_manifest(tmp_path):
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "x.parquet")
+    with pytest.raises(InputError, match="no embedded vikingsim manifest"):
+        read_results(tmp_path / "x.parquet")
+
+
+def test_full_disk_during_write_leaves_old_files_untouched(tmp_path, monkeypatch):
+    """ENOSPC in the middle of the data: one InputError, temp removed, old pair intact."""
+    import errno
+
+    import pyarrow.parquet as pq
+
+    path = simulate("raidboard", n=300, seed=1).to_parquet(tmp_path / "r.parquet")
+    before = (path.read_bytes(), manifest_path(path).read_text())
+    real = pq.ParquetWriter.write_table
+    calls = {"n": 0}
+
+    def full(self, table, *a, **k):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(self, table, *a, **k)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    with pytest.raises(InputError, match="No space left on device"):
+        simulate("raidboard", n=30_000, seed=2, keep=False, segment_games=8192, parquet=path)
+    assert (path.read_bytes(), manifest_path(path).read_text()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.manifest.json", "r.parquet"]
+
+
+# --- items 11, 12: SIGTERM, Ctrl-C and bad paths --------------------------------------------
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signal_mid_run_cleans_up(tmp_path, sig, code):
+    out = tmp_path / "big.parquet"
+    p = subprocess.Popen([*CLI, "simulate", "raidboard", "-n", "200000000", "--out", str(out),
+                          "--quiet"], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(tmp_path.glob(".*tmp*")):
+        time.sleep(0.2)                             # wait until the run is writing
+    time.sleep(0.5)
+    p.send_signal(sig)
+    err = p.communicate(timeout=120)[1]
+    assert p.returncode == code, err
+    assert len(err.strip().splitlines()) == 1 and "nothing was written" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("target, match", [
+    ("DIR.parquet", "it is a folder"),
+    ("/proc/a.parquet", "cannot write '/proc/a.parquet'"),
+    ("x" * 300 + ".parquet", "longer than the"),
+])
+def test_bad_out_paths_fail_before_the_run(tmp_path, target, match):
+    (tmp_path / "DIR.parquet").mkdir()
+    target = target if target.startswith("/") else str(tmp_path / target)
+    t0 = time.perf_counter()
+    r = _cli("simulate", "raidboard", "-n", "50000000", "--out", target)
+    assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert time.perf_counter() - t0 < 60           # 5e7 games would take over a minute
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["DIR.parquet"]
+
+
+@pytest.mark.parametrize("target, match", [("DIR.png", "it is a folder"),
+                                           ("/proc/x.png", "cannot write '/proc/x.png'")])
+def test_bad_plot_paths_fail_with_one_line(tmp_path, target, match):
+    (tmp_path / "DIR.png").mkdir()
+    target = target if target.startswith("/") else str(tmp_path / target)
+    r = _cli("odds", "battle878", "--grid", "norsemen=1:2", "--grid", "housecarls=1:2",
+             "--plot", target)
+    assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+# --- items 16-20: input and interface -------------------------------------------------------
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "0"])
+def test_bench_refuses_bad_seconds(seconds):
+    r = _cli("bench", "raidboard", "--seconds", seconds)
+    assert r.returncode == 2 and "--seconds must be" in r.stderr
+
+
+def test_duplicate_set_keys_are_refused():
+    r = _cli("simulate", "raidboard", "-n", "10", "--set", "start_gold=5", "--set",
+             "start_gold=6")
+    assert r.returncode == 2 and "start_gold given twice" in r.stderr
+
+
+def test_all_truncated_run_says_so(capfd):
+    simulate("raidboard", n=200, seed=1, options={"max_rounds": 1})
+    err = capfd.readouterr().err
+    assert "all 200 games hit the safety cap" in err
+
+
+def test_compiling_notice_and_compile_time_reported_apart(capfd):
+    """A slow first call is announced while it happens and its time is kept out of
+    elapsed_s/games_per_s (reported as compile_s)."""
+    spec = get("raidboard")
+
+    def slow_first(setup, g0, g1, dice, pol, out):
+        if g1 - g0 == 1 and not slow_first.done:
+            slow_first.done = True
+            time.sleep(0.8)
+        spec.play_block(setup, g0, g1, dice, pol, out)
+    slow_first.done = False
+    slow = dataclasses.replace(spec, play_block=slow_first)
+    res = simulate(slow, n=5000, seed=1, announce=True)
+    assert "compiling kernels (first run only" in capfd.readouterr().err
+    assert res.compile_s >= 0.8 > res.elapsed_s
+    assert res.summary["compile_s"] >= 0.8 and res.manifest["compile_s"] >= 0.8
+
+
+def test_version_and_help_texts():
+    r = _cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"vikingsim {vikingsim.__version__}"
+    for cmd in ([], ["games"], ["simulate"], ["odds"], ["trace"], ["bench"]):
+        h = _cli(*cmd, "--help")
+        assert h.returncode == 0 and "examples:" in h.stdout, cmd
+        assert "style rule" not in h.stdout and "§" not in h.stdout.split("examples:")[0][:0]
+
+
+def test_games_text_shows_policy_help():
+    r = _cli("games")
+    assert r.returncode == 0
+    for name in names():
+        for policy, text in get(name).policies.items():
+            assert f"{policy}" in r.stdout and text.split(";")[0][:40] in r.stdout, policy
