@@ -97,8 +97,11 @@ def test_kernel_outputs_are_consistent():
         fight_a = o["a_survivors"] - (0 if opts.get("end_rule") == "no_figures" else o["a_fled"])
         fight_b = o["b_survivors"] - (0 if opts.get("end_rule") == "no_figures" else o["b_fled"])
         a_win, b_win, draw = o["outcome"] == 0, o["outcome"] == 1, o["outcome"] == 2
-        assert (fight_b[a_win] == 0).all() and (fight_a[a_win] > 0).all()
-        assert (fight_a[b_win] == 0).all() and (fight_b[b_win] > 0).all()
+        # §12.6 fighters decide; a tie goes to more Thralls held (§10.6 DEFAULT tiebreak)
+        held_a, held_b = o["a_thralls"].astype(int), o["b_thralls"].astype(int)
+        assert (fight_b[a_win] == 0).all() and ((fight_a > 0) | (held_a > held_b))[a_win].all()
+        assert (fight_a[b_win] == 0).all() and ((fight_b > 0) | (held_b > held_a))[b_win].all()
         assert (fight_a[draw] == 0).all() and (fight_b[draw] == 0).all()
+        assert (held_a[draw] == held_b[draw]).all()
         trunc = o["outcome"] == 3
         assert (o["turns"][trunc] == 50).all() and (o["turns"] <= 50).all()

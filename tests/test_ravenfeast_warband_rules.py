@@ -92,12 +92,23 @@ def test_removal_at_wound_limit():                                    # §7.1
 
 
 def test_outcome_and_geld_tie_break():                                # §12.6, §10.1
-    assert wb._resolve_outcome(1, 1, 0, 0, False) == -1
-    assert wb._resolve_outcome(2, 0, 0, 0, False) == 0
-    assert wb._resolve_outcome(0, 1, 0, 0, False) == 1
-    assert wb._resolve_outcome(0, 0, 3, 1, False) == 2
-    assert wb._resolve_outcome(0, 0, 3, 1, True) == 0
-    assert wb._resolve_outcome(0, 0, 1, 1, True) == 2
+    # args: fighters 0/1, Thralls held by 0/1, thrall tie-break, Geld 0/1, Geld tie-break
+    assert wb._resolve_outcome(1, 1, 0, 0, True, 0, 0, False) == -1
+    assert wb._resolve_outcome(2, 0, 0, 0, True, 0, 0, False) == 0
+    assert wb._resolve_outcome(0, 1, 0, 0, True, 0, 0, False) == 1
+    assert wb._resolve_outcome(0, 0, 0, 0, True, 3, 1, False) == 2
+    assert wb._resolve_outcome(0, 0, 0, 0, True, 3, 1, True) == 0
+    assert wb._resolve_outcome(0, 0, 0, 0, True, 1, 1, True) == 2
+
+
+def test_thralls_held_decide_a_tie_before_geld():                     # §10.6, §10.1
+    # fighters decide first: holding Thralls never beats a side still fighting
+    assert wb._resolve_outcome(0, 1, 5, 0, True, 0, 0, False) == 1
+    assert wb._resolve_outcome(0, 0, 2, 1, True, 0, 0, False) == 0     # A holds more
+    assert wb._resolve_outcome(0, 0, 0, 1, True, 0, 0, False) == 1     # B holds more
+    assert wb._resolve_outcome(0, 0, 1, 2, True, 9, 0, True) == 1      # Thralls before Geld
+    assert wb._resolve_outcome(0, 0, 1, 1, True, 9, 0, True) == 0      # equal: Geld decides
+    assert wb._resolve_outcome(0, 0, 2, 1, False, 0, 0, False) == 2    # thrall_victory=off
 
 
 def test_compiled_tables_apply_wall_rear_and_mighty():               # §6.2, §8.3

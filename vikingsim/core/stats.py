@@ -77,3 +77,18 @@ def put_mean(summary: dict, key: str, x) -> None:
     m, _, se = mean_sd(x)
     summary[key] = m
     summary[key + "_ci"] = [m - Z95 * se, m + Z95 * se]
+
+
+def histogram(x) -> np.ndarray:
+    """Counts of each non-negative integer value of ``x`` (a tally's histogram)."""
+    x = np.asarray(x).astype(np.int64, copy=False)
+    if x.size and x.min() < 0:
+        raise ValueError("histogram of negative values")
+    return np.bincount(x)
+
+
+def put_mean_hist(summary: dict, key: str, counts) -> None:
+    """``put_mean`` from a histogram of integer values (``histogram``)."""
+    m, _, se = hist_mean_sd(counts)
+    summary[key] = m
+    summary[key + "_ci"] = [m - Z95 * se, m + Z95 * se]

@@ -25,7 +25,7 @@ import importlib
 import inspect
 from typing import Any, NamedTuple
 
-from vikingsim.core.errors import InputError
+from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import Option
 from vikingsim.games.ravenfeast import duel, duel_reference
@@ -105,6 +105,39 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_turns", "int", 50, "§12.6 safety cap; longer fights are reported truncated",
            1, 30_000),
 )
+
+
+#: Modes each option applies to (data, not scattered ifs). Options owned here: the sides and
+#: the shared Rules readings apply to every mode, the per-figure stances and overrides to the
+#: duel only; the warband module's own options come from its ``WARBAND_OPTION_MODES``.
+#: ``setup`` warns when an option differs from its default in a mode it does not apply to.
+OPTION_MODES: dict[str, tuple[str, ...]] = {
+    **{o.name: MODES for o in OPTIONS},
+    **{o.name: ("duel",) for o in _figure_options("a") + _figure_options("b")},
+}
+
+
+def _option_modes() -> dict[str, tuple[str, ...]]:
+    """OPTION_MODES plus the warband module's entries (names owned here win)."""
+    extra = getattr(_warband_module(), "WARBAND_OPTION_MODES", {})
+    return {**{k: v for k, v in extra.items() if k not in OPTION_MODES}, **OPTION_MODES}
+
+
+def warn_inapplicable(options: dict) -> list[str]:
+    """One ``vikingsim: warning:`` line on stderr per option set to a non-default value that does
+    not apply to ``options["mode"]``; returns the names warned about. ``options`` are resolved
+    (defaults filled in), so "set by the user" is read as "differs from its default"."""
+    mode = options.get("mode", "duel")
+    modes = _option_modes()
+    names = []
+    for o in GAME.options:
+        value = options.get(o.name, o.default)
+        applies = modes.get(o.name, MODES)
+        if value != o.default and mode not in applies:
+            warn(f"option {o.name}={value!r} does not apply to mode={mode} (only to "
+                 f"mode={'/'.join(applies)}); ignored")
+            names.append(o.name)
+    return names
 
 
 def _extra_options() -> tuple[Option, ...]:
@@ -192,6 +225,8 @@ class _DuelImpl:
     reference_block = staticmethod(duel_reference.reference_block)
     frame = staticmethod(duel.frame)
     summary = staticmethod(duel.summary)
+    tally = staticmethod(duel.tally)
+    summarize = staticmethod(duel.summarize)
     trace = staticmethod(duel_reference.trace)
 
 
@@ -215,15 +250,17 @@ class _WarbandImpl:
             if e.name != "vikingsim.games.ravenfeast.warband_reference":
                 raise
             ref = None
-        for name in ("allocate", "play_block", "frame", "summary", "trace"):
+        for name in ("allocate", "play_block", "frame", "summary", "tally", "summarize",
+                     "trace"):
             setattr(self, name, _find([mod], name))
         self.reference_block = _find([mod, ref] if ref is not None else [mod], "reference_block")
 
 
 def setup(options: dict, policies: list, players: int) -> ModeSetup:
-    """Validate options and compile the chosen mode."""
+    """Validate options and compile the chosen mode (warns about options the mode ignores)."""
     options = _with_sides(options)
     mode = options.get("mode", "duel")
+    warn_inapplicable(options)
     if mode == "duel":
         bad = sorted({p for p in policies if p != "default"})
         if bad:
@@ -258,6 +295,14 @@ def frame(s: ModeSetup, out: dict):
 
 def summary(s: ModeSetup, out: dict) -> dict:
     return s.impl.summary(s.inner, out)
+
+
+def tally(s: ModeSetup, out: dict) -> dict:
+    return s.impl.tally(s.inner, out)
+
+
+def summarize(s: ModeSetup, t: dict, n: int) -> dict:
+    return s.impl.summarize(s.inner, t, n)
 
 
 def trace(s: ModeSetup, seed: int, game_id: int = 0) -> str:
@@ -303,6 +348,8 @@ GAME = GameSpec(
     reference_block=reference_block,
     frame=frame,
     summary=summary,
+    tally=tally,
+    summarize=summarize,
     odds=odds,
     trace=trace,
     bench_options={"mode": "duel", "a": "jarl", "b": "berserker"},
@@ -312,6 +359,7 @@ GAME = GameSpec(
     block_games=16384,   # fast kernel: big RNG blocks keep per-block overhead small
 )
 
-__all__ = ["GAME", "MODES", "OPTIONS", "Outcome", "PREDEFINED", "PROFILES", "PROFILE_NAMES",
-           "Profile", "Rules", "Stance", "Stat", "compile_profile", "compile_profiles",
-           "duel_setup", "get_profile", "odds", "price", "rules_from_options", "wounds_for"]
+__all__ = ["GAME", "MODES", "OPTIONS", "OPTION_MODES", "Outcome", "PREDEFINED", "PROFILES",
+           "PROFILE_NAMES", "Profile", "Rules", "Stance", "Stat", "compile_profile",
+           "compile_profiles", "duel_setup", "get_profile", "odds", "price", "rules_from_options",
+           "warn_inapplicable", "wounds_for"]

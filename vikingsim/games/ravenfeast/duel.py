@@ -20,7 +20,7 @@ import pandas as pd
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
 from vikingsim.core.results import outcome_frame
-from vikingsim.core.stats import put_fraction, put_mean
+from vikingsim.core.stats import histogram, put_fraction, put_mean_hist
 from vikingsim.games.ravenfeast.profiles import Stat
 from vikingsim.games.ravenfeast.rules import (Outcome, Rules, Stance, armor_rating,
                                               melee_rating)
@@ -240,19 +240,26 @@ def frame(setup: DuelSetup, out: dict) -> pd.DataFrame:
     return outcome_frame(out, [o.name.lower() for o in Outcome], Outcome.TRUNCATED)
 
 
-def summary(setup: DuelSetup, out: dict) -> dict:
+def tally(setup: DuelSetup, out: dict) -> dict:
+    """Additive reduction of a segment's duels (``core.results.add_tallies``)."""
+    return {"outcome": np.bincount(out["outcome"].astype(np.int64), minlength=len(Outcome)),
+            "turns_hist": histogram(out["turns"])}
+
+
+def summarize(setup: DuelSetup, t: dict, n: int) -> dict:
     """Fractions of all n duels with Wilson 95% intervals; mean_turns with a normal interval
     (truncated duels count max_turns turns)."""
-    o = out["outcome"]
-    n = len(o)
-    counts = np.bincount(o.astype(np.int64), minlength=len(Outcome))
     s = {}
     for key, oc in (("p_a_win", Outcome.A_WIN), ("p_b_win", Outcome.B_WIN),
                     ("p_both_die", Outcome.BOTH_DIE), ("p_truncated", Outcome.TRUNCATED)):
-        put_fraction(s, key, int(counts[oc]), n)
-    put_mean(s, "mean_turns", out["turns"])
+        put_fraction(s, key, int(t["outcome"][oc]), n)
+    put_mean_hist(s, "mean_turns", t["turns_hist"])
     s["a"], s["b"] = setup.names
     return s
+
+
+def summary(setup: DuelSetup, out: dict) -> dict:
+    return summarize(setup, tally(setup, out), len(out["outcome"]))
 
 
 def describe_setup(s: DuelSetup) -> str:

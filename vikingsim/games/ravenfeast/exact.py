@@ -200,11 +200,12 @@ def odds(options: dict) -> dict:
     ``mean_turns`` and their ``*_ci`` (degenerate [p, p]: no sampling error), ``a``, ``b``.
     """
     from vikingsim.core.options import resolve
-    from vikingsim.games.ravenfeast import GAME, duel_setup
+    from vikingsim.games.ravenfeast import GAME, duel_setup, warn_inapplicable
 
     opts = resolve("ravenfeast", GAME.options, options)     # unknown names raise InputError
     if opts["mode"] != "duel":
         raise InputError(f"odds: exact odds exist for mode=duel only, got mode={opts['mode']}")
+    warn_inapplicable(opts)                                 # e.g. wall_ranks in a duel
     s = duel_setup(opts)
     res = solve(s)
     out = {}

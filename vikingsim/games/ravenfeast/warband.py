@@ -33,7 +33,7 @@ from vikingsim.core.jit import jit
 from vikingsim.core.options import Option
 from vikingsim.core.rng import _d6
 from vikingsim.core.results import outcome_frame
-from vikingsim.core.stats import put_fraction, put_mean
+from vikingsim.core.stats import histogram, put_fraction, put_mean_hist
 from vikingsim.games.ravenfeast.duel import _resolve_free_trigger
 from vikingsim.games.ravenfeast.profiles import RATING_MAX, Stat
 from vikingsim.games.ravenfeast.rules import Outcome, Rules, Stance, armor_rating, melee_rating
@@ -43,6 +43,7 @@ SCENARIOS = ("fight_for_honor",)
 RAVEN_SIDES = ("victim_side", "attacker_side")
 HERO_BONUS = ("self", "nearby")
 END_RULES = ("no_fighters", "no_figures")
+THRALL_VICTORY = ("tiebreak", "off")
 
 
 # ---------------------------------------------------------------- enums (kernel constants)
@@ -144,7 +145,8 @@ class W(IntEnum):
     FATED_ARMOR = 24
     CLAMP = 25
     GELD = 26
-    N = 27
+    THRALL_TIEBREAK = 27
+    N = 28
 
 
 class P(IntEnum):
@@ -273,6 +275,13 @@ class WarbandRules:
     end_rule : {"no_fighters", "no_figures"}
         §12.6 DEFAULT no_fighters: a side with no figure able to fight (all dead, captured or
         fled) loses; no_figures: fled Cowards keep the side in the fight until they fail to rally.
+    thrall_victory : {"tiebreak", "off"}
+        §10.6 "Thralls count toward victory" (SEED; the notes give no DEFAULT reading). The melee
+        is won by the side left with fighters (§12.6), so captives can only decide a tie:
+        DEFAULT tiebreak: when both sides run out of fighters in the same End of Turn, the side
+        holding more captive Thralls (held by a figure still alive, a fled Coward included) wins,
+        before any Geld tie-break (§10.1 "ties are won by most Geld"); off: captives never
+        count (the outcome depends on fighters and Geld only).
     scenario : {"", "fight_for_honor"}
         §10.7 (mode=scenario).
     ffh_jarl_armor : int
@@ -301,13 +310,15 @@ class WarbandRules:
     geld_needs_leader: bool = True
     geld_breaks_ties: bool = False
     end_rule: str = "no_fighters"
+    thrall_victory: str = "tiebreak"
     scenario: str = ""
     ffh_jarl_armor: int = 3
     ffh_duel_death_ends: bool = True
 
     def __post_init__(self):
         for name, allowed in (("raven_test_side", RAVEN_SIDES), ("hero_morale_bonus", HERO_BONUS),
-                              ("end_rule", END_RULES), ("scenario", ("",) + SCENARIOS)):
+                              ("end_rule", END_RULES), ("thrall_victory", THRALL_VICTORY),
+                              ("scenario", ("",) + SCENARIOS)):
             if getattr(self, name) not in allowed:
                 raise InputError(f"{name}={getattr(self, name)!r}; allowed: {', '.join(allowed)}")
         for name, lo, hi in (("approach_turns", 0, 10), ("wall_ranks", 1, 8),
@@ -345,11 +356,27 @@ WARBAND_OPTIONS = (
     Option("geld_needs_leader", "bool", True, "§10.1 Geld is spent only while the Leader lives"),
     Option("geld_breaks_ties", "bool", False, "§10.1 draws go to the side with more Geld"),
     Option("end_rule", "choice", "no_fighters", "§12.6 when a side is beaten", choices=END_RULES),
+    Option("thrall_victory", "choice", "tiebreak", "§10.6 Thralls count toward victory: captives "
+           "held decide a draw (tiebreak) or never count (off)", choices=THRALL_VICTORY),
     Option("free_attack_in_missile", "bool", False, "§6.4 Free Attack rule for missile hits too"),
     Option("ffh_jarl_armor", "int", 3, "§10.7 Fight for Honor Jarl Armor", 0, 5),
     Option("ffh_duel_death_ends", "bool", True, "§10.7 a Jarl's fall ends the game if no "
            "warband fails morale"),
 )
+
+#: Modes each warband option applies to (``ravenfeast.OPTION_MODES`` merges this; a value
+#: differing from its default in another mode is warned about, not silently dropped).
+#: Scenario mode has no approach volleys (§10.7: the Jarls duel at once), so the missile
+#: options apply to mode=warband only; the Fight for Honor options to mode=scenario only.
+WARBAND_OPTION_MODES: dict[str, tuple[str, ...]] = {
+    **{o.name: ("warband", "scenario") for o in WARBAND_OPTIONS},
+    "scenario": ("scenario",),
+    "approach_turns": ("warband",),
+    "cover_pieces": ("warband",),
+    "free_attack_in_missile": ("warband",),
+    "ffh_jarl_armor": ("scenario",),
+    "ffh_duel_death_ends": ("scenario",),
+}
 
 _WB_FIELDS = {f.name for f in fields(WarbandRules)}
 _RULE_FIELDS = {f.name for f in fields(Rules)}
@@ -441,6 +468,7 @@ def compile_setup(wa, wb, rules: Rules = Rules(), wrules: WarbandRules = Warband
     ri[W.FATED_ARMOR] = rules.fated_armor_roll
     ri[W.CLAMP] = rules.rating_clamp
     ri[W.GELD] = w.geld
+    ri[W.THRALL_TIEBREAK] = w.thrall_victory == "tiebreak"
     if w.scenario == "fight_for_honor":
         for s in range(2):
             if not fig[s, : nfig[s], F.LEADER].any():     # cannot happen: warbands add one
@@ -517,15 +545,19 @@ def _resolve_removed(blood, wounds):
 
 
 @jit(inline="always", nrt=False)
-def _resolve_outcome(f0, f1, geld0, geld1, tiebreak):
-    """§12.6 victory from fighters left; §10.1 optional Geld tie-break. -1 = fight goes on."""
+def _resolve_outcome(f0, f1, held0, held1, thrall_tb, geld0, geld1, geld_tb):
+    """§12.6 victory from fighters left; -1 = fight goes on. A tie (neither side has a fighter)
+    goes to the side holding more captive Thralls (``held0`` = side 1's figures held by side 0;
+    §10.6, ``thrall_victory`` tiebreak), then optionally to more Geld (§10.1), else a draw."""
     if f0 > 0 and f1 > 0:
         return -1
     if f0 > 0:
         return 0
     if f1 > 0:
         return 1
-    if tiebreak and geld0 != geld1:
+    if thrall_tb and held0 != held1:
+        return 0 if held0 > held1 else 1
+    if geld_tb and geld0 != geld1:
         return 0 if geld0 > geld1 else 1
     return 2
 
@@ -1060,6 +1092,7 @@ def _battle(fig, melt, armt, nfig, ri, pol, st, sd, line, cand, dice, pol_rng):
                     break
                 gm = 1
         result = _resolve_outcome(_fighters(ri, st, sd, 0), _fighters(ri, st, sd, 1),
+                                  sd[1, D.CAPTIVES], sd[0, D.CAPTIVES], ri[W.THRALL_TIEBREAK],
                                   sd[0, D.GELD], sd[1, D.GELD], ri[W.GELD_TIEBREAK])
         if result != _RUNNING:
             break
@@ -1157,27 +1190,39 @@ def frame_warband(setup: WarbandSetup, out: dict) -> pd.DataFrame:
     return outcome_frame(out, ["a_win", "b_win", "draw", "truncated"], Outcome.TRUNCATED)
 
 
-def summary_warband(setup: WarbandSetup, out: dict) -> dict:
+_MEANS = (("mean_turns", "turns"), ("mean_survivors_a", "a_survivors"),
+          ("mean_survivors_b", "b_survivors"), ("mean_thralls_a", "a_thralls"),
+          ("mean_thralls_b", "b_thralls"))
+
+
+def tally_warband(setup: WarbandSetup, out: dict) -> dict:
+    """Additive reduction of a segment's battles (``core.results.add_tallies``)."""
+    d = out["duel_result"]
+    return {"outcome": np.bincount(out["outcome"].astype(np.int64), minlength=4),
+            **{f"{col}_hist": histogram(out[col]) for _, col in _MEANS},
+            "general_melee": np.array([int(out["general_melee"].sum())]),
+            "duel_result": np.array([int((d == code).sum()) for code in (0, 1, 2)])}
+
+
+def summarize_warband(setup: WarbandSetup, t: dict, n: int) -> dict:
     """p_a_win, p_b_win, p_draw, p_truncated (fractions of all n, Wilson 95 %) and means with
     normal 95 % intervals; scenario runs add p_general_melee and the duel's results."""
-    o = out["outcome"]
-    n = len(o)
-    counts = np.bincount(o.astype(np.int64), minlength=4)
     s = {"n": n}
     for key, code in (("p_a_win", 0), ("p_b_win", 1), ("p_draw", 2), ("p_truncated", 3)):
-        put_fraction(s, key, int(counts[code]), n)
-    for key, col in (("mean_turns", "turns"), ("mean_survivors_a", "a_survivors"),
-                     ("mean_survivors_b", "b_survivors"), ("mean_thralls_a", "a_thralls"),
-                     ("mean_thralls_b", "b_thralls")):
-        put_mean(s, key, out[col])
+        put_fraction(s, key, int(t["outcome"][code]), n)
+    for key, col in _MEANS:
+        put_mean_hist(s, key, t[f"{col}_hist"])
     if setup.wrules.scenario:
-        put_fraction(s, "p_general_melee", int(out["general_melee"].sum()), n)
-        d = out["duel_result"]
-        for key, code in (("p_duel_a", 0), ("p_duel_b", 1), ("p_duel_both", 2)):
-            put_fraction(s, key, int((d == code).sum()), n)
+        put_fraction(s, "p_general_melee", int(t["general_melee"][0]), n)
+        for key, k in (("p_duel_a", 0), ("p_duel_b", 1), ("p_duel_both", 2)):
+            put_fraction(s, key, int(t["duel_result"][k]), n)
     s["a"], s["b"] = setup.names
     s["policies"] = list(setup.policies)
     return s
+
+
+def summary_warband(setup: WarbandSetup, out: dict) -> dict:
+    return summarize_warband(setup, tally_warband(setup, out), len(out["outcome"]))
 
 
 def trace_warband(setup: WarbandSetup, seed: int) -> str:

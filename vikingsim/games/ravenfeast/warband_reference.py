@@ -1,32 +1,82 @@
 """Plain-Python Ravenfeast warband battle (rules notes ravenfeast.md §12.6, §10.7): the test oracle
 and bench baseline for ``warband.py``. Written with figure objects and lists, without the
 kernel's helpers, but with the same draw order (see ``warband.py``'s docstring), so both give
-identical battles from the same Generators. It reads only the compiled setup tables
-(``WarbandSetup``: ratings after ``rules.melee_rating`` / ``rules.armor_rating``).
+identical battles from the same Generators.
+
+What it shares with the kernel:
+
+- profile data: each figure's row from ``warbands.compile_warband`` (the profile table, the
+  warband list's overrides, the §7.2 Tough reading), its Thrall flag and its model points
+  (the §12.3 price table, used for target ties);
+- the rule readings as given (``WarbandSetup.rules`` and ``.wrules``, the dataclasses, not the
+  kernel's compiled vector ``ri``) and the policy rows ``WarbandSetup.pol`` (``policy_row``).
+
+Everything else is worked out here from the rules notes: modified Melee and Armor per blow
+(``duel_reference.modified_melee`` / ``modified_armor``, the plain reading shared by both
+references; never ``rules.melee_rating``/``armor_rating`` or the kernel's ``melt``/``armt``
+tables), the Hero's +1 Morale (§13.3), Fight for Honor's Armor-3 Jarls (§10.7), the morale
+rating, victory and the Thrall tie-break (§10.6).
 """
 from __future__ import annotations
 
 from vikingsim.core.rng import d6
-from vikingsim.games.ravenfeast.warband import D, F, P, W
+from vikingsim.games.ravenfeast.duel_reference import clamp, modified_armor, modified_melee
+from vikingsim.games.ravenfeast.profiles import Stat
+from vikingsim.games.ravenfeast.warband import P
+from vikingsim.games.ravenfeast.warbands import compile_warband
 
 ACTIVE, COWARD, DEAD, CAPTURED = "active", "coward", "dead", "captured"
 FOCUS, SPREAD, LEADER, RANDOM = 0, 1, 2, 3
 GELD_MORALE, GELD_SAVES = 1, 2
 
 
-class Fig:
-    """One figure: profile numbers from the setup tables plus its battle state."""
+class Rated:
+    """One figure's numbers before the battle: its profile row (shared data) and the ratings
+    this module works out from the rules notes."""
 
-    def __init__(self, setup, side, i):
+    def __init__(self, key, row, thrall, points2, rules, wrules):
+        self.key = key
+        self.attacks, self.wounds = int(row[Stat.ATTACKS]), int(row[Stat.WOUNDS])
+        self.missile, self.range = int(row[Stat.MISSILE]), int(row[Stat.RANGE])
+        self.leader, self.hero = bool(row[Stat.LEADER]), bool(row[Stat.HERO])
+        self.mighty = bool(row[Stat.MIGHTY])
+        self.fated, self.fearless = bool(row[Stat.FATED]), bool(row[Stat.FEARLESS])
+        self.thrall, self.points2 = bool(thrall), int(points2)
+        self.melee = clamp(int(row[Stat.MELEE]), rules)          # Free Attacks: no modifier
+        self.armor = int(row[Stat.ARMOR])
+        if wrules.scenario == "fight_for_honor" and key == "jarl":
+            self.armor = wrules.ffh_jarl_armor                   # §10.7 [RF-FfH] Armor-3 Jarls
+        self.morale = int(row[Stat.MORALE])
+        if self.hero and wrules.hero_morale_bonus == "self":
+            self.morale = min(self.morale + 1, 5)                # §9.3, §13.3: +1, max 5
+        self.melee_in = {(out, wall): modified_melee(int(row[Stat.MELEE]), rules,
+                                                     outnumbered=out, wall=wall)
+                         for out in (False, True) for wall in (False, True)}
+        self.armor_vs = {(wall, rear, mighty): modified_armor(self.armor, rules, wall=wall,
+                                                              rear=rear, mighty=mighty)
+                         for wall in (False, True) for rear in (False, True)
+                         for mighty in (False, True)}
+
+
+def roster(setup):
+    """Per side, the :class:`Rated` figures of ``setup``'s warbands (made once per setup)."""
+    out = []
+    for band in setup.warbands:
+        rows, thrall, points2 = compile_warband(band, tough_reading=setup.rules.tough_reading)
+        out.append([Rated(band.figures[i][0], rows[i], thrall[i], points2[i], setup.rules,
+                          setup.wrules) for i in range(len(band))])
+    return out
+
+
+class Fig:
+    """One figure: its :class:`Rated` numbers plus its battle state."""
+
+    def __init__(self, rated, side, i):
         self.side, self.i = side, i
-        row = setup.fig[side, i]
-        self.attacks, self.melee, self.wounds = int(row[F.ATTACKS]), int(row[F.MELEE]), int(row[F.WOUNDS])
-        self.morale, self.missile, self.range = int(row[F.MORALE]), int(row[F.MISSILE]), int(row[F.RANGE])
-        self.points2 = int(row[F.POINTS2])
-        self.leader, self.hero, self.mighty = bool(row[F.LEADER]), bool(row[F.HERO]), bool(row[F.MIGHTY])
-        self.fated, self.fearless, self.thrall = bool(row[F.FATED]), bool(row[F.FEARLESS]), bool(row[F.THRALL])
-        self.melee_t = [int(v) for v in setup.melt[side, i]]
-        self.armor_t = [int(v) for v in setup.armt[side, i]]
+        for k in ("attacks", "melee", "wounds", "morale", "missile", "range", "points2",
+                  "leader", "hero", "mighty", "fated", "fearless", "thrall", "melee_in",
+                  "armor_vs"):
+            setattr(self, k, getattr(rated, k))
         self.blood = 0
         self.status = ACTIVE
         self.reserve = False
@@ -49,16 +99,17 @@ class Fig:
 
 
 class Battle:
-    def __init__(self, setup, dice, prng, log=None):
-        self.r = {w: int(setup.ri[w]) for w in W if w != W.N}
+    def __init__(self, setup, dice, prng, log=None, rated=None):
+        self.rules, self.wr = setup.rules, setup.wrules
         self.pol = [{p: int(setup.pol[s, p]) for p in P if p != P.N} for s in (0, 1)]
-        self.bands = [[Fig(setup, s, i) for i in range(int(setup.nfig[s]))] for s in (0, 1)]
+        rated = roster(setup) if rated is None else rated
+        self.bands = [[Fig(r, s, i) for i, r in enumerate(rated[s])] for s in (0, 1)]
         self.names = [f"A ({setup.names[0]})", f"B ({setup.names[1]})"]   # for the log
         self.dice, self.prng, self.log = dice, prng, log
         self.leader = [next(f for f in band if f.leader) for band in self.bands]
         self.wall = [False, False]
         self.front = [0, 0]
-        self.geld = [self.r[W.GELD]] * 2
+        self.geld = [self.wr.geld] * 2
         self.fifty = [False, False]
         self.ev_leader = [0, 0]
         self.ev_hero = [0, 0]
@@ -85,7 +136,7 @@ class Battle:
         return sum(1 for f in self.bands[s] if f.status in (DEAD, CAPTURED))
 
     def geld_ok(self, s):
-        return self.geld[s] > 0 and (not self.r[W.GELD_NEEDS_LEADER] or self.leader[s].alive())
+        return self.geld[s] > 0 and (not self.wr.geld_needs_leader or self.leader[s].alive())
 
     def test(self, rating):
         return self.roll() <= rating
@@ -127,7 +178,7 @@ class Battle:
                 if f.status != COWARD:
                     continue
                 rating = f.morale
-                if self.r[W.RALLY_LEADER] and lead.status == ACTIVE:
+                if self.wr.rally_uses_leader and lead.status == ACTIVE:
                     rating = max(rating, lead.morale)
                 ok = self.test(rating)
                 if not ok and self.pol[s][P.GELD] == GELD_MORALE and self.geld_ok(s):
@@ -146,9 +197,9 @@ class Battle:
         for s in (0, 1):
             if self.pol[s][P.WALL]:
                 k = sum(1 for f in self.bands[s] if f.status == ACTIVE)
-                if k >= self.r[W.WALL_MIN]:
+                if k >= self.wr.wall_min_figures:
                     self.wall[s] = True
-                    self.front[s] = -(-k // self.r[W.WALL_RANKS])
+                    self.front[s] = -(-k // self.wr.wall_ranks)
                     self.say(f"  {self.names[s]} forms a shield wall, {self.front[s]} wide")
 
     def disengage(self):
@@ -167,7 +218,7 @@ class Battle:
             lead.reserve, lead.target = True, None
 
     def missiles(self, t):
-        dist = self.r[W.APPROACH_LAST] + (self.r[W.APPROACH_TURNS] - t) * self.r[W.APPROACH_STEP]
+        dist = self.wr.approach_last_distance + (self.wr.approach_turns - t) * self.wr.approach_step
         for band in self.bands:
             for f in band:
                 f.engaged = 0
@@ -186,13 +237,13 @@ class Battle:
                 if h > f.missile:
                     continue
                 blocked = False
-                for _ in range(self.r[W.COVER]):
-                    if self.roll() >= self.r[W.COVER_BLOCK]:
+                for _ in range(self.wr.cover_pieces):
+                    if self.roll() >= self.wr.cover_block_min:
                         blocked = True
                         break
                 if blocked:
                     continue
-                arm = x.armor_t[int(self.wall[1 - s])]
+                arm = x.armor_vs[self.wall[1 - s], False, False]   # §5.3: no Mighty
                 sv = self.roll()
                 if (sv > arm and self.pol[1 - s][P.GELD] == GELD_SAVES and x.leader
                         and self.geld_ok(1 - s)):
@@ -202,14 +253,14 @@ class Battle:
                     x.blood += 1
                     x.hit_by = None
                     self.say(f"  {f} shoots {x}: a wound")
-                if self.r[W.FREE_IN_MISSILE] and h == 1 and self.trigger(sv, arm):
+                if self.rules.free_attack_in_missile and h == 1 and self.trigger(sv, arm):
                     if self.roll() <= f.missile:
                         x.blood += 1
                         x.raven += 1
                         x.hit_by = None
 
     def trigger(self, sv, arm):
-        return sv == 6 if self.r[W.TRIGGER_SIX] else sv > arm
+        return sv == 6 if self.rules.free_attack_trigger == "armor_six" else sv > arm
 
     def melee(self, duel_only):
         for band in self.bands:
@@ -237,7 +288,7 @@ class Battle:
                 e = self.choose(self.pol[big][P.TARGET], self.lines[sm])
                 f.target, f.engaged = e, 1
                 e.engaged += 1
-                if self.r[W.REAR_FROM] > 0 and e.engaged >= self.r[W.REAR_FROM]:
+                if self.wr.rear_attack_from > 0 and e.engaged >= self.wr.rear_attack_from:
                     f.rear, e.surrounded = True, True
             for x in self.lines[sm]:
                 if x.engaged > 1:
@@ -246,8 +297,8 @@ class Battle:
         for s in (0, 1):
             for f in self.lines[s]:
                 x = f.target
-                mel = f.melee_t[(1 if f.engaged > 1 else 0) + 2 * self.wall[s]]
-                arm = x.armor_t[int(self.wall[1 - s]) + 2 * f.rear + 4 * f.mighty]
+                mel = f.melee_in[f.engaged > 1, self.wall[s]]             # §6.2, §8.3
+                arm = x.armor_vs[self.wall[1 - s], f.rear, f.mighty]      # §6.2, §8.3
                 for _ in range(f.attacks):
                     self.attack(f, x, mel, arm)
 
@@ -264,7 +315,7 @@ class Battle:
             x.blood += 1
             x.hit_by = f
             self.say(f"  {f} hits {x} ({h} to hit), Armor roll {sv} fails: a Blood token")
-        if self.r[W.FREE_ATTACK] and h == 1 and self.trigger(sv, arm):
+        if self.rules.free_attack and h == 1 and self.trigger(sv, arm):
             if self.roll() <= mel:
                 x.blood += 1
                 x.raven += 1
@@ -279,7 +330,7 @@ class Battle:
                 break
             for f, _ in doomed:
                 h = f.hit_by
-                if (self.r[W.CAPTURE] and f.thrall and h is not None and h.alive()
+                if (self.wr.capture_thralls and f.thrall and h is not None and h.alive()
                         and h.blood < h.wounds):
                     f.status, f.captor = CAPTURED, h
                     self.say(f"  {f} is captured by {h}")
@@ -293,8 +344,8 @@ class Battle:
                     continue
                 for e in self.contacts(f):
                     if self.roll() <= f.melee:
-                        if self.r[W.FATED_ARMOR]:
-                            if self.roll() <= e.armor_t[int(self.wall[e.side]) + 4 * f.mighty]:
+                        if self.rules.fated_armor_roll:
+                            if self.roll() <= e.armor_vs[self.wall[e.side], False, f.mighty]:
                                 continue
                         e.blood += 1
                         e.hit_by = f
@@ -317,7 +368,8 @@ class Battle:
     def group_test(self, s):
         band = self.bands[s]
         lead = self.leader[s]
-        nearby = int(bool(self.r[W.HERO_NEARBY]) and any(f.hero and f.status == ACTIVE for f in band))
+        nearby = int(self.wr.hero_morale_bonus == "nearby"
+                     and any(f.hero and f.status == ACTIVE for f in band))
         order = ([lead] + [f for f in band if f.hero and f is not lead]
                  + [f for f in band if f is not lead and not f.hero])
         shared = 0
@@ -327,15 +379,15 @@ class Battle:
             first = f is lead or f.hero
             m = max(f.morale + (0 if f.hero else nearby), shared)
             if self.wall[s]:
-                m += self.r[W.WALL_MORALE]
-            if self.r[W.CLAMP]:
+                m += self.wr.shield_wall_morale_bonus
+            if self.rules.rating_clamp:
                 m = min(max(m, 0), 5)
             ok = self.test(m)
             if not ok and self.pol[s][P.GELD] == GELD_MORALE and self.geld_ok(s):
                 self.geld[s] -= 1
                 ok = self.test(m)
             if ok:
-                if first and self.r[W.LEADER_SHARES]:
+                if first and self.wr.leader_shares_morale:
                     shared = max(shared, f.morale)
             else:
                 self.flee(f)
@@ -345,8 +397,8 @@ class Battle:
         ravens = [0, 0]
         for s in (0, 1):
             for f in self.bands[s]:
-                if f.raven and (not self.r[W.RAVEN_DEATH] or not f.alive()):
-                    ravens[1 - s if self.r[W.RAVEN_ATTACKER] else s] += f.raven
+                if f.raven and (not self.wr.raven_token_requires_death or not f.alive()):
+                    ravens[1 - s if self.wr.raven_test_side == "attacker_side" else s] += f.raven
                 f.raven = 0
         self.fled = [0, 0]
         for s in (0, 1):
@@ -363,22 +415,23 @@ class Battle:
             self.ev_leader[s] = self.ev_hero[s] = 0
         self.removal()
         for s in (0, 1):
-            if self.wall[s] and sum(f.status == ACTIVE for f in self.bands[s]) < self.r[W.WALL_MIN]:
+            standing = sum(f.status == ACTIVE for f in self.bands[s])
+            if self.wall[s] and standing < self.wr.wall_min_figures:
                 self.wall[s] = False
                 self.say(f"  {self.names[s]}'s shield wall breaks")
 
     def fighters(self, s):
-        ok = (ACTIVE, COWARD) if self.r[W.END_FIGURES] else (ACTIVE,)
+        ok = (ACTIVE, COWARD) if self.wr.end_rule == "no_figures" else (ACTIVE,)
         return sum(1 for f in self.bands[s] if f.status in ok)
 
     def play(self):
-        scen = self.r[W.SCENARIO]
+        scen = self.wr.scenario == "fight_for_honor"
         gm = 0 if scen else 1
         duel = -1
-        approach = 0 if scen else self.r[W.APPROACH_TURNS]
+        approach = 0 if scen else self.wr.approach_turns
         result = None
         t = 0
-        while t < self.r[W.MAX_TURNS]:
+        while t < self.rules.max_turns:
             t += 1
             self.say(f"Turn {t}: " + "; ".join(
                 f"{self.names[s]} {self.fighters(s)} fighting" for s in (0, 1)))
@@ -401,29 +454,40 @@ class Battle:
                     gm = 1
                     self.say("  a warband breaks: general melee!")
                 elif la or lb:
-                    if self.r[W.FFH_DEATH_ENDS]:
+                    if self.wr.ffh_duel_death_ends:
                         result = duel
                         break
                     gm = 1
-            f0, f1 = self.fighters(0), self.fighters(1)
-            if f0 == 0 or f1 == 0:
-                if f0:
-                    result = 0
-                elif f1:
-                    result = 1
-                elif self.r[W.GELD_TIEBREAK] and self.geld[0] != self.geld[1]:
-                    result = 0 if self.geld[0] > self.geld[1] else 1
-                else:
-                    result = 2
+            if self.fighters(0) == 0 or self.fighters(1) == 0:
+                result = self.victor()
                 break
         if result is None:
             result = 3
         return result, t, gm, duel
 
+    def held(self, s):
+        """Thralls of the other side that side s holds captive now (§10.6)."""
+        return sum(1 for f in self.bands[1 - s] if f.status == CAPTURED)
 
-def play_one(setup, dice, prng, log=None) -> dict:
-    """One battle; returns the per-battle output values (same keys as ``OUT_DTYPES``)."""
-    b = Battle(setup, dice, prng, log)
+    def victor(self):
+        """§12.6: the side left with fighters wins. A tie (neither has any) goes to the side
+        holding more captive Thralls (§10.6 "Thralls count toward victory", reading
+        ``thrall_victory`` = tiebreak), then, if ``geld_breaks_ties``, to more Geld (§10.1);
+        otherwise it is a draw (2)."""
+        for s in (0, 1):
+            if self.fighters(s) and not self.fighters(1 - s):
+                return s
+        if self.wr.thrall_victory == "tiebreak" and self.held(0) != self.held(1):
+            return 0 if self.held(0) > self.held(1) else 1
+        if self.wr.geld_breaks_ties and self.geld[0] != self.geld[1]:
+            return 0 if self.geld[0] > self.geld[1] else 1
+        return 2
+
+
+def play_one(setup, dice, prng, log=None, rated=None) -> dict:
+    """One battle; returns the per-battle output values (same keys as ``OUT_DTYPES``).
+    ``rated``: :func:`roster` of ``setup`` (made here if None)."""
+    b = Battle(setup, dice, prng, log, rated)
     res, t, gm, duel = b.play()
     row = {"outcome": res, "turns": t, "general_melee": gm, "duel_result": duel}
     for s, p in ((0, "a"), (1, "b")):
@@ -436,8 +500,9 @@ def play_one(setup, dice, prng, log=None) -> dict:
 
 def reference_block_warband(setup, g0, g1, dice_rng, pol_rng, out) -> None:
     """GameSpec.reference_block for mode warband / scenario: battles g0..g1-1, plain Python."""
+    rated = roster(setup)
     for g in range(g0, g1):
-        for k, v in play_one(setup, dice_rng, pol_rng).items():
+        for k, v in play_one(setup, dice_rng, pol_rng, rated=rated).items():
             out[k][g] = v
 
 

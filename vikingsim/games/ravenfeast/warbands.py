@@ -6,7 +6,8 @@ A warband spec (options ``a`` / ``b`` of modes warband and scenario) is one of
 - a preset name from :data:`PRESETS` (``hirdmen10``, ``fight_for_honor``, ...);
 - an inline list ``type[*count]+type[*count]...`` of profile keys (``jarl+huskarl*2+bondi*5``);
   a single profile key (``jarl``) is a one-figure warband;
-- a path to a ``.toml`` file::
+- a path to a file whose name ends in ``.toml`` (only such a value is read as a path; anything
+  else is a preset or an inline list, however long)::
 
       name = "Jarl's hird"           # optional
       [[figures]]
@@ -14,6 +15,11 @@ A warband spec (options ``a`` / ``b`` of modes warband and scenario) is one of
       count = 1                      # optional, default 1
       armor = 3                      # optional overrides: profiles.OVERRIDE_KEYS, plus
       thrall = false                 #   thrall (capturable, §10.6; default: type == "thrall")
+
+TOML values must have the exact type: integers for ``count`` and the ratings (a float such as
+``2.7`` and a bool are refused), ``true``/``false`` for the traits (a string ``"false"`` is
+refused), strings for ``type``, ``weapon`` and ``name``; anything else is an InputError naming
+the key and the file.
 
 §9.3: every warband has exactly one Leader. A list without one makes its first figure the
 Leader (DEFAULT reading for lists that name none); two or more is an InputError.
@@ -55,6 +61,14 @@ PRESETS: dict[str, tuple] = {
 }
 
 _EXTRA_KEYS = ("thrall",)
+
+#: Exact TOML value types of a ``[[figures]]`` table (keys not listed are refused by
+#: ``make_warband`` as unknown). Python's bool is an int subclass, so ints exclude bools.
+_TOML_TYPES = {"type": str, "count": int, "weapon": str,
+               **{k: int for k in ("attacks", "melee", "armor", "morale", "wounds", "tough",
+                                   "missile", "move")},
+               **{k: bool for k in ("mighty", "fearless", "fated", "leader", "hero", "thrall")}}
+_TYPE_WORDS = {int: "an integer", bool: "true or false", str: "a string"}
 
 
 @dataclass(frozen=True)
@@ -122,20 +136,40 @@ def load_toml(path) -> Warband:
     if not isinstance(figures, list) or not figures or not all(isinstance(f, dict) for f in figures):
         raise InputError(f"warband file {str(p)!r} needs at least one [[figures]] table with a type")
     entries = []
-    for f in figures:
+    for k, f in enumerate(figures):
         f = dict(f)
         if "type" not in f:
             raise InputError(f"warband file {str(p)!r}: a [[figures]] table has no type")
+        _check_toml_types(p, k, f)
         key = f.pop("type")
         count = f.pop("count", 1)
         entries.append((key, count, f))
     name = data.get("name", p.stem)
+    if not isinstance(name, str):
+        raise InputError(f"warband file {str(p)!r}: name = {name!r} must be a string")
     try:
         return make_warband(str(name), entries)
     except (TypeError, ValueError) as err:
         if isinstance(err, InputError):
             raise
         raise InputError(f"warband file {str(p)!r}: {err}") from None
+
+
+def _exact_type(value, want: type) -> bool:
+    """``value`` is exactly of TOML type ``want`` (a bool is no int here)."""
+    if want is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, want)
+
+
+def _check_toml_types(path: Path, k: int, table: dict) -> None:
+    """InputError naming the key and the file when a value has the wrong type."""
+    for key, value in table.items():
+        want = _TOML_TYPES.get(key)
+        if want is not None and not _exact_type(value, want):
+            raise InputError(f"warband file {str(path)!r}, [[figures]] table {k + 1}: "
+                             f"{key} = {value!r} must be {_TYPE_WORDS[want]} "
+                             f"(got {type(value).__name__})")
 
 
 def load_warband(spec) -> Warband:
@@ -148,8 +182,8 @@ def load_warband(spec) -> Warband:
     s = spec.strip()
     if s in PRESETS:
         return make_warband(s, PRESETS[s])
-    if s.endswith(".toml") or "/" in s or Path(s).is_file():
-        return load_toml(s)
+    if s.lower().endswith(".toml"):             # only a .toml name is a path (no stat of
+        return load_toml(s)                     # inline lists: long ones are no file names)
     keys = [it.strip().partition("*")[0].strip().lower() for it in s.split("+")]
     if all(k.replace(" ", "_").replace("-", "_") in PROFILES for k in keys):
         return _parse_inline(s)
