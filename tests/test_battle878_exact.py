@@ -90,6 +90,21 @@ def test_berserker_first_hit_and_seidr():
     assert off["p_vikings_win"] == seidr["p_vikings_win"]
 
 
+def test_berserker_first_hit_until_the_first_casualty():
+    # berserker_first_hit_scope=first_casualty (878 §4.6 option; SEED §5.4 "first casualty"):
+    # 1 N + 1 B vs 1 H, English roll first, as above, but a first English roll without a Hit
+    # keeps the rule. x / y = P(Vikings win | English / Vikings to roll, {N, B}, rule pending):
+    #   x = (1/2) a_N + 1/6 + y/3                 (Hit -> the Berserker, {N} Vikings to roll)
+    #   y = 5/6 + (1/18) b_B + x/9                (b_B = 7/16: {B}, English to roll)
+    # => x = 23/48 + 247/864 + x/27 = 661/864 + x/27 => x = 661/832 (DEFAULT: 664/832).
+    r = odds(norsemen=1, berserkers=1, housecarls=1, berserker_first_hit_scope="first_casualty")
+    assert r["p_vikings_win"] == pytest.approx(661 / 832, abs=1e-14)
+    # with Seidr the scope does not matter: 371/416
+    r = odds(norsemen=1, berserkers=1, housecarls=1, berserker_first_hit_scope="first_casualty",
+             seidr=True)
+    assert r["p_vikings_win"] == pytest.approx(371 / 416, abs=1e-14)
+
+
 def test_lone_fort_defends():
     # English attack a shire holding only a Fort (SEED §1.4): the Fort rolls 1 Norsemen die and
     # 1 Berserker die (878 §4.4; the Norsemen Flee has nobody to remove). Any Hit (5/6) kills
@@ -148,6 +163,7 @@ def _oracle(opts: dict, sweeps: int = 400) -> dict:
     F = {d: list(r.faces[i]) for i, d in enumerate(DIE_LETTERS)}
     M = dict(zip(DIE_LETTERS, r.max_dice))
     bfh, north, ragnar = r.berserker_rule_on, r.northumbria, r.ragnar
+    until_casualty = r.berserker_first_hit_scope == "first_casualty"
     faith = r.epic_card == "faith"
     edm = None if not r.edmunds_faith else ("E" if r.edmunds_faith_side == "english" else "V")
     tile0 = r.fort + r.settlement
@@ -176,8 +192,9 @@ def _oracle(opts: dict, sweeps: int = 400) -> dict:
         return out
 
     def step(s):
-        """{next state or terminal label: probability} for one roll from state s."""
-        n, b, L, h, t, f, pend, nu, side = s
+        """{next state or terminal label: probability} for one roll from state s. ``pend``:
+        first English roll to come; ``rule``: the Berserker first-hit rule still waits."""
+        n, b, L, h, t, f, pend, rule, nu, side = s
         res = {}
         if side == "V":
             dice = [("N", min(n + (L > 0 and r.fort), M["N"])), ("B", min(b + (L > 0), M["B"]))]
@@ -216,7 +233,7 @@ def _oracle(opts: dict, sweeps: int = 400) -> dict:
                 t2 -= flees["T"]
                 f2 -= flees["F"]
                 for i in range(hits):           # Berserker first, then N, B, tile
-                    if i == 0 and bfh and pend and b2:
+                    if i == 0 and rule and b2:
                         b2 -= 1
                     elif n2:
                         n2 -= 1
@@ -224,18 +241,21 @@ def _oracle(opts: dict, sweeps: int = 400) -> dict:
                         b2 -= 1
                     elif L2:
                         L2 -= 1
+            rule2 = rule
+            if side == "E" and (hits or not until_casualty):
+                rule2 = False
             va, ea = n2 + b2 + L2 > 0, h2 + t2 + f2 > 0
             if not va or not ea:
                 nxt = "V" if va else ("E" if ea else "BOTH")
             else:
-                nxt = (n2, b2, L2, h2, t2, f2, 0 if side == "E" else pend, nu2,
+                nxt = (n2, b2, L2, h2, t2, f2, 0 if side == "E" else pend, rule2, nu2,
                        "E" if side == "V" else "V")
             res[nxt] = res.get(nxt, 0) + p
         return res
 
     start_side = "E" if (r.attacker == "vikings") == (r.first_roller == "defender") else "V"
-    start = (r.norsemen, r.berserkers, tile0, r.housecarls, r.thegns, r.fyrd, 1, int(north),
-             start_side)
+    start = (r.norsemen, r.berserkers, tile0, r.housecarls, r.thegns, r.fyrd, 1, bfh,
+             int(north), start_side)
     # explore, then value-iterate P(Vikings win), P(English win), P(both), E(rolls)
     trans, todo = {}, [start]
     while todo:
@@ -270,6 +290,12 @@ ORACLE_CASES = [
          edmunds_faith=True, epic_card="faith", fort=1),
     dict(norsemen=1, berserkers=1, housecarls=1, thegns=1, ragnar=True, attacker="english",
          faces="B=HHHHCF"),
+    dict(norsemen=2, berserkers=1, housecarls=1, thegns=1,
+         berserker_first_hit_scope="first_casualty"),
+    dict(norsemen=1, berserkers=2, housecarls=1, thegns=1, fyrd=1, ragnar=True, northumbria=True,
+         berserker_first_hit_scope="first_casualty"),
+    dict(norsemen=1, berserkers=1, thegns=2, fort=1, epic_card="faith",
+         berserker_first_hit_scope="first_casualty", first_roller="attacker"),
 ]
 
 
@@ -402,6 +428,10 @@ MC_CASES = [
          berserker_flee_faces=1, max_dice="N=2,T=2"),                # face/dice data overrides
     dict(norsemen=3, berserkers=2, housecarls=2, thegns=3, fyrd=1, epic_card="foul_weather",
          ragnar=True, northumbria=True, fort=1, edmunds_faith=True),
+    dict(norsemen=1, berserkers=1, housecarls=1, thegns=2,              # scope moves it 0.7 pp
+         berserker_first_hit_scope="first_casualty"),
+    dict(norsemen=4, berserkers=2, housecarls=2, thegns=3, fyrd=2, epic_card="foul_weather",
+         berserker_first_hit_scope="first_casualty"),
 ]
 
 
@@ -427,6 +457,8 @@ def test_matches_monte_carlo_quick():
     # n = 40_000: SE <= 0.25 pp, so a 4-SE check catches any reading error worth >= 1 pp.
     _check_against_mc(dict(norsemen=5, berserkers=2, housecarls=3, thegns=4, ragnar=True),
                       40_000, 5)
+    _check_against_mc(dict(norsemen=3, berserkers=2, housecarls=2, thegns=3, ragnar=True,
+                           berserker_first_hit_scope="first_casualty"), 40_000, 6)
 
 
 @pytest.mark.slow

@@ -34,6 +34,18 @@ CASES = [
     ({"epic_card": "single_combat"}, ("default", "default")),
     ({"epic_card": "traitors"}, ("default", "default")),
     ({"epic_card": "traitors", "attacker": "english", "fort": 1}, ("random", "random")),
+    ({"epic_card": "traitors", "attacker": "english", "norsemen": 2, "berserkers": 1,
+      "housecarls": 2, "thegns": 6}, ("default", "default")),
+    ({"epic_card": "traitors", "attacker": "english", "norsemen": 3, "thegns": 6},
+     ("retreat", "random")),
+    ({"epic_deck": 8, "christians_wrath": True, "edmunds_martyrdom": True, "attacker": "english",
+      "fyrd_card": True}, ("default", "default")),
+    ({"berserker_first_hit_scope": "first_casualty", "ragnar": True, "fort": 1},
+     ("default", "default")),
+    ({"berserker_first_hit_scope": "first_casualty", "epic_card": "foul_weather",
+      "attacker": "english", "housecarls": 1, "thegns": 2}, ("default", "default")),
+    ({"epic_card": "foul_weather", "runes_prayer": True, "martyrdom_blocks_bank": False},
+     ("greedy", "greedy")),
     ({"runes_prayer": True}, ("greedy", "greedy")),
     ({"runes_prayer": True, "fyrd": 4}, ("smart", "smart")),
     ({"runes_prayer": True, "fyrd": 2}, ("runes_smart", "greedy")),
@@ -63,6 +75,27 @@ def test_kernel_matches_reference_bit_for_bit(options, policies):
                     reference=True)
     for key in fast.out:
         np.testing.assert_array_equal(fast.out[key], slow.out[key], err_msg=key)
+
+
+@pytest.mark.parametrize("field, value", [("omens_cost", 2), ("battle_rage_cost", 1),
+                                          ("convert_cost", 1), ("reserve_berserkers", 1)])
+def test_rules_fields_without_an_option_bit_for_bit(field, value):
+    """Rules fields that no option sets (SEED §4.3-4.4 effect costs) reach both engines too."""
+    from dataclasses import replace
+
+    from vikingsim.core import rng
+    from vikingsim.games.battle878 import allocate, make_setup, play_block, reference_block
+    base = make_setup({"runes_prayer": True}, ["greedy", "smart"])
+    rules = replace(base.rules, **{field: value})
+    setup = replace(base, rules=rules, compiled=rules.compile())
+    outs = []
+    for run in (play_block, reference_block):
+        out = allocate(setup, 1500)
+        run(setup, 0, 1500, rng.block_generator(3, rng.STREAM_DICE, 0),
+            rng.block_generator(3, rng.STREAM_POLICY, 0), out)
+        outs.append(out)
+    for key in outs[0]:
+        np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
 
 
 def test_thread_count_does_not_change_results():

@@ -1,18 +1,27 @@
-"""battle878 forced-dice rule tests (878 = handbook rules notes, SEED = expansion rulebook).
+"""battle878 forced-dice rule tests (878 = docs/rules/battle878.md, SEED = expansion rulebook).
 
-Dice are forced through a scripted stream given to the reference engine (the kernel equals
-the reference bit for bit: tests/test_battle878_reference.py). Default faces (878 §2.2), as
+Dice are forced through a scripted stream. Tests taking ``engine`` run the same script on the
+reference engine and on the kernel's own code loaded as plain Python (``plain_module``; the
+compiled kernel equals it by tests/test_battle878_reference.py): ``kernel`` goes through
+``_play_block`` (so base-rule battles take the lean ``_battle_base``), ``kernel_general`` forces
+the general ``_battle``. The other tests run the reference only. Default faces (878 §2.2), as
 d6 values: Norsemen/Housecarl 1-3 Hit, 4 Flee, 5-6 Command; Berserker 1-4 Hit, 5-6 Command;
 Thegn 1-2 Hit, 3-4 Flee, 5-6 Command; Fyrd 1-2 Hit, 3-5 Flee, 6 Blank.
 """
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from vikingsim.core.errors import InputError
 from vikingsim.core.runner import simulate
-from vikingsim.games.battle878 import GAME, kernel as K
-from vikingsim.games.battle878.reference import Battle
+from vikingsim.core.testing import plain_module
+from vikingsim.games.battle878 import GAME, _args, _outs, allocate, kernel as K, make_setup
+from vikingsim.games.battle878.reference import SLOTS, Battle
 from vikingsim.games.battle878.rules import Outcome, Rules, rules_from_options, parse_faces
+
+KP = plain_module("vikingsim.games.battle878.kernel")
+ENGINES = ("reference", "kernel", "kernel_general")
 
 
 class Script:
@@ -42,6 +51,36 @@ def battle(dice, pol=(), policies=("default", "default"), **kw):
     b.outcome = b.run()
     b.script_left = len(b.dice.values)
     return b
+
+
+def kernel_battle(dice, pol=(), policies=("default", "default"), general=False, **kw):
+    """One battle through the kernel's own ``_play_block`` (plain Python) on scripted dice;
+    ``general`` makes ``_fast_ok`` say no, so the general ``_battle`` runs. Same attributes as
+    ``battle`` (dicts keyed by slot name)."""
+    setup = make_setup(kw, list(policies))
+    out, d = allocate(setup, 1), Script(dice)
+    fast_ok = KP._fast_ok
+    KP._fast_ok = (lambda ri, pkind: False) if general else fast_ok
+    try:
+        KP._play_block(*_args(setup), 0, 1, d, Script(pol), *_outs(out))
+    finally:
+        KP._fast_ok = fast_ok
+    per_slot = {key: {k: int(out[key][0, i]) for i, k in enumerate(SLOTS)}
+                for key in ("alive", "dead", "fled", "retreated", "joined", "left")}
+    t = int(out["traitor"][0])
+    return SimpleNamespace(outcome=Outcome(int(out["outcome"][0])), rolls=int(out["rolls"][0]),
+                           struct=int(out["structure"][0]), cnt=per_slot["alive"],
+                           traitor=None if t < 0 else SLOTS[t], script_left=len(d.values),
+                           effects={n: int(out["effects"][0, j])
+                                    for j, n in enumerate(K.EFFECT_NAMES)},
+                           **{k: v for k, v in per_slot.items() if k != "alive"})
+
+
+def play(engine, dice, pol=(), policies=("default", "default"), **kw):
+    """``battle`` on ``engine`` (one of ENGINES)."""
+    if engine == "reference":
+        return battle(dice, pol, policies, **kw)
+    return kernel_battle(dice, pol, policies, general=engine == "kernel_general", **kw)
 
 
 # ---------------------------------------------------------------- base battle (878 §4)
@@ -111,6 +150,79 @@ def test_berserker_rule_lapses_after_a_first_english_roll_without_hits():
     # roll 1 English: no Hit; roll 2 Vikings: all Commands; roll 3 English: one Hit -> Norseman
     b = battle(d(5, 5, 5, 5, 5) + d(5, 5, 5, 5, 5) + d(1, 5, 5, 5, 5), max_rolls=3)
     assert b.dead["N"] == 1 and b.dead["B"] == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("scope, dead_n, dead_b", [("first_english_roll", 1, 0),
+                                                   ("first_casualty", 0, 1)])
+def test_berserker_first_hit_scope_after_a_hitless_first_english_roll(engine, scope, dead_n,
+                                                                      dead_b):
+    # 6 N + 2 B attack 3 H + 4 T; the English roll first (878 §4.2).
+    # roll 1 English (2 H + 3 T dice): all Commands, no Hit; roll 2 Vikings (3 N + 2 B dice):
+    # all Commands; roll 3 English: one Hit (H die 1). 878 §4.6 DEFAULT: the rule lapsed with
+    # roll 1, so the Hit takes a Norseman; first_casualty (SEED §5.4 "first casualty"): the
+    # battle's first Hit on the Vikings still takes a Berserker.
+    b = play(engine, d(5, 5, 5, 5, 5) + d(5, 5, 5, 5, 5) + d(1, 5, 5, 5, 5), max_rolls=3,
+             berserker_first_hit_scope=scope)
+    assert b.script_left == 0 and b.outcome == Outcome.TRUNCATED
+    assert b.dead["N"] == dead_n and b.dead["B"] == dead_b
+    assert sum(b.dead.values()) == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("scope", ["first_english_roll", "first_casualty"])
+def test_berserker_first_hit_rule_is_used_up_by_the_first_casualty(engine, scope):
+    # roll 1 English: one Hit (H die 1) -> a Berserker (2 -> 1) under both readings;
+    # roll 2 Vikings: 3 N + 1 B dice, all Commands; roll 3 English: one Hit -> a Norseman
+    # (the rule is spent whichever the reading; Norsemen are lost first, 878 §4.6).
+    b = play(engine, d(1, 5, 5, 5, 5) + d(5, 5, 5, 5) + d(1, 5, 5, 5, 5), max_rolls=3,
+             berserker_first_hit_scope=scope)
+    assert b.script_left == 0
+    assert b.dead["B"] == 1 and b.dead["N"] == 1 and b.cnt["B"] == 1 and b.cnt["N"] == 5
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_first_casualty_scope_under_seidr_is_off(engine):
+    # SEED §5.4 Seidr switches the rule off whatever its scope: the Hit takes a Norseman
+    b = play(engine, d(5, 5, 5, 5, 5) + d(5, 5, 5, 5, 5) + d(1, 5, 5, 5, 5), max_rolls=3,
+             berserker_first_hit_scope="first_casualty", seidr=True)
+    assert b.dead["N"] == 1 and b.dead["B"] == 0
+
+
+def test_berserker_first_hit_scope_is_validated():
+    with pytest.raises(InputError, match="berserker_first_hit_scope"):
+        Rules(berserker_first_hit_scope="whenever")
+
+
+# ---------------------------------------------------------------- Ragnar over several rolls
+RAGNAR_ROLL = d(5, 1, 5, 5, 4)   # English H: Command, Hit; T: Command, Command, Flee
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ragnar_converts_commands_of_the_first_english_roll_only(engine):
+    # 878 §4.7 / SEED §9.1: 6 N + 2 B attack 3 H + 3 T with Ragnar; the English roll first.
+    # roll 1 English (2 H + 3 T dice): H Command -> Flee (H 3 -> 2), T 2 Commands -> Flees + 1
+    # Flee (T 3 -> 0); the Hit takes a Berserker (878 §4.6; B 2 -> 1).
+    # roll 2 Vikings (3 N + 1 B dice): all Commands.
+    # roll 3 English (2 H dice): two Commands that stay Commands: H stays 2.
+    b = play(engine, RAGNAR_ROLL + d(5, 5, 5, 5) + d(5, 6), norsemen=6, berserkers=2,
+             housecarls=3, thegns=3, ragnar=True, max_rolls=3)
+    assert b.script_left == 0 and b.outcome == Outcome.TRUNCATED
+    assert b.cnt["H"] == 2 and b.cnt["T"] == 0 and b.fled["H"] == 1 and b.fled["T"] == 3
+    assert b.dead["B"] == 1 and b.cnt["N"] == 6
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ragnar_waits_for_the_first_english_roll_when_vikings_roll_first(engine):
+    # first_roller=attacker: roll 1 Vikings (3 N + 2 B, all Commands); roll 2 is the first
+    # English roll: converted as above; roll 3 Vikings (3 N + 1 B, Commands); roll 4 English
+    # (2 H dice): Commands, no effect.
+    b = play(engine, d(5, 5, 5, 5, 5) + RAGNAR_ROLL + d(5, 5, 5, 5) + d(5, 6), norsemen=6,
+             berserkers=2, housecarls=3, thegns=3, ragnar=True, first_roller="attacker",
+             max_rolls=4)
+    assert b.script_left == 0 and b.outcome == Outcome.TRUNCATED
+    assert b.cnt["H"] == 2 and b.cnt["T"] == 0 and b.fled["H"] == 1 and b.fled["T"] == 3
+    assert b.dead["B"] == 1
 
 
 def test_fort_adds_dice_never_flees_takes_one_hit_and_not_berserker_rule():
@@ -263,24 +375,107 @@ def test_single_combat_hit_units_flee():
     assert b.fled["B"] == 1 and b.fled["N"] == 1 and sum(b.dead.values()) == 0
 
 
-def test_traitors_hand_the_smaller_faction_to_the_defenders():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traitors_hand_the_smaller_faction_to_the_defenders(engine):
     # 6 N, 2 B attack: the Berserkers fight for the English and roll with them (2 B dice);
-    # English hits go... the English roll H, T, then the traitor B dice (slot order N,B,H,T,F)
-    b = battle(d(1, 1) + d(5, 5) + d(5, 5, 5), epic_card="traitors", max_rolls=1)
-    assert b.traitor == "B" and b.owner["B"] == "E"
+    # the English dice in slot order N, B, H, T, F: traitor B (1, 1), H (5, 5), T (5, 5, 5)
+    b = play(engine, d(1, 1) + d(5, 5) + d(5, 5, 5), epic_card="traitors", max_rolls=1)
+    assert b.traitor == "B" and b.script_left == 0
     assert b.dead["N"] == 2        # 2 Berserker Hits kill Norsemen; no first-hit rule target
 
 
+# English attack 2 H + 6 T against 2 N + 1 B: the Housecarls (fewer) turn traitor (878 §5) and
+# roll with the defending Vikings, who roll first: 2 N dice, 1 B die, 2 traitor H dice.
+TRAITOR_ARMIES = dict(attacker="english", epic_card="traitors", norsemen=2, berserkers=1,
+                      housecarls=2, thegns=6)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traitors_english_attack_defenders_lose_traitor_units_first(engine):
+    # Vikings: 5 Commands; English: 3 T dice, 3 Hits. Seidr (no first-hit rule): the defenders
+    # give the Hits to the traitor Housecarls first (878 §5), then Norsemen (878 §4.6).
+    b = play(engine, d(5, 5, 5, 5, 5) + d(1, 1, 1), seidr=True, max_rolls=2, **TRAITOR_ARMIES)
+    assert b.traitor == "H" and b.script_left == 0 and b.outcome == Outcome.TRUNCATED
+    assert b.dead["H"] == 2 and b.dead["N"] == 1 and b.dead["B"] == 0
+    assert b.cnt == {"N": 1, "B": 1, "H": 0, "T": 6, "F": 0, "VF": 0}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traitors_english_attack_first_hit_rule_comes_before_traitors(engine):
+    # same dice with the first-hit rule (base rule 4.5): Berserker, then both traitors
+    b = play(engine, d(5, 5, 5, 5, 5) + d(1, 1, 1), max_rolls=2, **TRAITOR_ARMIES)
+    assert b.dead["B"] == 1 and b.dead["H"] == 2 and b.dead["N"] == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_traitors_english_attack_vikings_lose_once_traitors_are_gone(engine):
+    # 1 N v 1 H + 3 T: the lone Housecarl turns traitor. Vikings roll N 5, H 5 (Commands);
+    # English 3 T dice: Hit, Hit, Command -> the traitor, then the Norseman: nothing left
+    # on the Vikings' side, the English win on roll 2 (878 §4.10).
+    b = play(engine, d(5, 5) + d(1, 1, 5), attacker="english", epic_card="traitors",
+             norsemen=1, berserkers=0, housecarls=1, thegns=3, max_rolls=5)
+    assert b.traitor == "H" and b.outcome == Outcome.ENGLISH_WIN and b.rolls == 2
+    assert b.dead["H"] == 1 and b.dead["N"] == 1
+
+
+def test_disorganized_combat_can_pick_traitor_units():
+    # SEED §7.3 Disorganized Combat with the Vikings holding only traitor Housecarls: the
+    # roller's chosen Hit still finds them (878 §5: traitors are the least valuable target).
+    cnt = np.array([0, 0, 2, 0, 0, 0], np.int64)
+    own = np.array([0, 0, 0, 1, 1, 0], np.int64)           # Housecarls fight for the Vikings
+    dead, fled = np.zeros(6, np.int64), np.zeros(6, np.int64)
+    KP._resolve_hits(2, 1, cnt, own, dead, fled, 0, False, True, -1, False, False, 0, None)
+    assert list(dead) == [0, 0, 2, 0, 0, 0]
+    b = Battle(Rules(attacker="english", norsemen=0, berserkers=0, housecarls=2),
+               ["default", "default"], Script([]), Script([]))
+    b.setup()
+    b.first_hit_pending, b.ragnarok, b.traitor = False, False, "H"
+    b.owner["H"], b.epics = "V", {"disorganized_combat"}
+    b.take_hits("E", 2)
+    assert b.dead["H"] == 2 and b.cnt["H"] == 0
+
+
 # ---------------------------------------------------------------- Runes and Prayer (SEED §4)
-def test_omens_of_victory_rerolls_non_hits():
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cost, rerolls, omens, dead_t, fled_n", [
+    (1, d(1, 1) + d(1, 4), 2, 4, 1), (2, d(1, 1), 1, 3, 0), (3, [], 0, 1, 0)])
+def test_omens_of_victory_rerolls_non_hits_for_omens_cost_runes(engine, cost, rerolls, omens,
+                                                                 dead_t, fled_n):
     # smart Vikings roll first: N 1,5,5 (1 Hit), B 5,5 (Berserkers at max dice: no Battle
-    # Rage); Runes dice Rune, Rune. Omens 1: N 2 non-hits x 1/2 = 1.0 < B 2 x 4/6 -> re-roll
-    # the 2 B dice: 1, 1 (Hits). Omens 2: N 2 x 1/2 -> re-roll the 2 N non-hits: 1, 4.
-    # Hits 1 + 2 + 1 = 4 (Thegns 4 -> 0); Flee: a Norseman
-    b = battle(d(1, 5, 5, 5, 5) + d(1, 2) + d(1, 1) + d(1, 4), policies=("smart", "default"),
-               runes_prayer=True, first_roller="attacker", max_rolls=1)
-    assert b.effects["omens"] == 2 and b.script_left == 0
-    assert b.dead["T"] == 4 and b.fled["N"] == 1
+    # Rage); Runes dice Rune, Rune (2 Runes on the card). SEED §4.3: each re-roll costs
+    # omens_cost Runes.
+    # cost 1: Omens 1: N 2 non-hits x 1/2 = 1.0 < B 2 x 4/6 -> re-roll the 2 B dice: 1, 1
+    #   (Hits); Omens 2: re-roll the 2 N non-hits: 1, 4. Hits 1 + 2 + 1 = 4 (Thegns 4 -> 0);
+    #   Flee: a Norseman.
+    # cost 2: one Omens (the B dice: 1, 1): Hits 3 (Thegns 4 -> 1). cost 3: none: 1 Hit.
+    b = play(engine, d(1, 5, 5, 5, 5) + d(1, 2) + rerolls, policies=("smart", "default"),
+             runes_prayer=True, first_roller="attacker", max_rolls=1, omens_cost=cost)
+    assert b.effects["omens"] == omens and b.script_left == 0
+    assert b.dead["T"] == dead_t and b.fled["N"] == fled_n
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_omens_cost_is_paid_for_every_reroll(engine):
+    # omens_cost=2 with 4 Runes on the card buys exactly two re-rolls (SEED §4.3).
+    # smart Vikings (6 N + 2 B) roll first against 10 H + 10 T:
+    # roll 1 Vikings: 5 Hits (Thegns 10 -> 5), Runes Rune, Rune; no non-Hit die, no Omens
+    #   (and no Battle Rage: the Berserkers already roll their 2 dice).
+    # roll 2 English (2 H + 3 T dice): all Commands.
+    # roll 3 Vikings: N 1,5,5 (1 Hit), B 5,5; Runes Rune, Rune: 4 Runes. Omens 1 (4 -> 2):
+    #   B 2 non-hits x 4/6 > N 2 x 1/2: B re-rolled 5,5; Omens 2 (2 -> 0): B again: 1,1.
+    #   Hits 1 + 2 = 3 (Thegns 5 -> 2).
+    b = play(engine, d(1, 1, 1, 1, 1) + d(1, 2) + d(5, 5, 5, 5, 5) + d(1, 5, 5, 5, 5) + d(1, 2)
+             + d(5, 5) + d(1, 1), policies=("smart", "default"), runes_prayer=True,
+             first_roller="attacker", housecarls=10, thegns=10, omens_cost=2, max_rolls=3)
+    assert b.script_left == 0 and b.effects["omens"] == 2
+    assert b.dead["T"] == 8 and b.cnt["H"] == 10
+
+
+def test_effect_costs_must_be_at_least_one_die():
+    with pytest.raises(InputError, match="omens_cost"):
+        Rules(omens_cost=0)
+    with pytest.raises(InputError, match="defend_faith_cost"):
+        Rules(defend_faith_cost=0)
 
 
 def test_battle_rage_and_ragnarok_and_runes_conversion():
@@ -316,6 +511,21 @@ def test_prayer_martyrdom_faith_conversion_and_gods_peace():
     out = _run_with_cards(Rules(runes_prayer=True, gods_peace_exit=False, max_rolls=1),
                           ["default", "greedy"], d(5, 5, 5, 5, 5) + d(2, 3), conv_v=1)
     assert out.effects["gods_peace"] == 0 and out.effects["convert"] == 1
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("blocks, dead_t, dead_h", [(True, 4, 1), (False, 0, 0)])
+def test_martyrdom_and_foul_weather_banking(engine, blocks, dead_t, dead_h):
+    # Foul Weather (SEED §7.3), greedy English roll first: H 5,5 and T 5,5,5 = 5 Commands;
+    # Prayer dice: H faction 1 = Martyrdom (SEED §4.4), T faction 4 = Faith. Vikings then roll
+    # 3 N + 2 B dice, all Hits (5).
+    # martyrdom_blocks_bank=true: the voided Commands bank nothing; 5 Hits: Thegns 4 -> 0,
+    #   a Housecarl (878 §4.6 order). false: the 5 banked Commands cancel all 5 Hits.
+    b = play(engine, d(5, 5, 5, 5, 5) + d(1, 4) + d(1, 1, 1, 1, 1), policies=("default", "greedy"),
+             runes_prayer=True, epic_card="foul_weather", martyrdom_blocks_bank=blocks,
+             max_rolls=2)
+    assert b.script_left == 0 and b.effects["martyrdom"] == 1
+    assert b.dead["T"] == dead_t and b.dead["H"] == dead_h
 
 
 def _run_with_cards(rules, policies, dice, conv_v=0, faith=0, runes=0):

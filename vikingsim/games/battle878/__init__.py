@@ -25,7 +25,7 @@ from vikingsim.games.battle878 import kernel as K
 from vikingsim.games.battle878 import reference as REF
 from vikingsim.games.battle878.policies import POLICIES, compile_policies
 from vikingsim.games.battle878.rules import (
-    EPIC_NAMES, OUTCOME_KEYS, UNIT_NAMES, CompiledRules, Face, Outcome, Rules, Unit,
+    BFH_SCOPES, EPIC_NAMES, OUTCOME_KEYS, UNIT_NAMES, CompiledRules, Face, Outcome, Rules, Unit,
     rules_from_options)
 
 __all__ = ["GAME", "Rules", "Outcome", "Unit", "Face", "POLICIES", "OPTIONS", "make_setup",
@@ -33,10 +33,14 @@ __all__ = ["GAME", "Rules", "Outcome", "Unit", "Face", "POLICIES", "OPTIONS", "m
 
 _B = "bool"
 OPTIONS = (
-    Option("norsemen", "int", 6, "Viking Norsemen in the battle (878 §4.1)", 0, 500),
-    Option("berserkers", "int", 2, "Viking Berserkers in the battle", 0, 500),
-    Option("housecarls", "int", 3, "English Housecarls in the battle", 0, 500),
-    Option("thegns", "int", 4, "English Thegns in the battle", 0, 500),
+    Option("norsemen", "int", 6, "Viking Norsemen in the battle (878 §4.1; assumption: the "
+           "default armies 6 N + 2 B v 3 H + 4 T are invented, no source gives them)", 0, 500),
+    Option("berserkers", "int", 2, "Viking Berserkers in the battle (default: assumption, see "
+           "norsemen)", 0, 500),
+    Option("housecarls", "int", 3, "English Housecarls in the battle (default: assumption, see "
+           "norsemen)", 0, 500),
+    Option("thegns", "int", 4, "English Thegns in the battle (default: assumption, see "
+           "norsemen)", 0, 500),
     Option("fyrd", "int", 0, "English Fyrd in the battle at the start", 0, 500),
     Option("attacker", "choice", "vikings", "attacking side; the other side defends (878 §4.2)",
            choices=("vikings", "english")),
@@ -55,15 +59,20 @@ OPTIONS = (
     Option("seidr", _B, False, "relic Seidr in the shire (SEED §5.4): no Berserker first-hit "
            "rule"),
     Option("berserker_first_hit", _B, True, "base rule 4.5 (878 §4.6): the first Hit of the "
-           "first English roll must kill a Berserker"),
+           "first English roll must kill a Berserker (for how long: berserker_first_hit_scope)"),
+    Option("berserker_first_hit_scope", "choice", "first_english_roll", "how long the "
+           "first-hit rule waits: first_english_roll (878 §4.6 DEFAULT: it lapses after the "
+           "first English roll, Hit or not) or first_casualty (SEED §5.4 Seidr's 'first "
+           "casualty': the first English Hit of the battle, in whichever roll it comes)",
+           choices=BFH_SCOPES),
     Option("edmunds_faith", _B, False, "King Edmund's Faith played (SEED §3.3): the holder's "
            "Flee and Command results are re-rolled once"),
     Option("edmunds_faith_side", "choice", "english", "side holding Edmund's Faith (King cards "
            "are dealt to any faction, SEED §3.1)", choices=("english", "vikings")),
     Option("military_reform", _B, False, "King Æthelred's Military Reform (SEED §3.3): in this "
            "(first) battle the active faction's Hit units flee instead of dying"),
-    Option("reform_unit", "choice", "auto", "the active faction for military_reform (auto: "
-           "the attacking faction with the most units)",
+    Option("reform_unit", "choice", "auto", "the active faction for military_reform (SEED "
+           "§3.3; auto is an assumption: the attacking faction with the most units)",
            choices=("auto", "norsemen", "berserkers", "housecarls", "thegns")),
     Option("epic_card", "choice", "none", "Epic Battle card in force for the battle (SEED §7.3; "
            "War Spreads is campaign-level and has no battle effect)",
@@ -97,15 +106,18 @@ OPTIONS = (
     Option("runes_dice", "int", 4, "Runes dice per battle (SEED §4.1)", 0, 20),
     Option("prayer_dice", "int", 4, "Prayer dice per battle (SEED §4.1)", 0, 20),
     Option("reserve_berserkers", "int", 8, "Berserkers in the Reserve Pile for Battle Rage "
-           "(DEFAULT data)", 0, 100),
+           "(SEED §4.3; the default 8 is an assumption: no source gives the pile's size)",
+           0, 100),
     Option("gods_peace_exit", _B, True, "God's Peace (SEED §4.4) needs an adjacent empty or "
            "friendly shire for the Vikings; false: it cannot be bought"),
-    Option("martyrdom_blocks_bank", _B, True, "Martyrdom also stops Foul Weather banking of "
-           "English Commands (DEFAULT reading)"),
+    Option("martyrdom_blocks_bank", _B, True, "Martyrdom (SEED §4.4) under Foul Weather "
+           "(SEED §7.3): true = the English Commands it voids are not banked either; false = "
+           "they are still banked (assumption: the notes do not cover it)"),
     Option("linen_clothes", "choice", "none", "who holds the Linen Clothes of St Æthelthryth "
            "(SEED §5.2): each of that side's Commands moves up to 2 units (used by retreat "
            "policies)", choices=("none", "vikings", "english", "both")),
-    Option("command_moves_fyrd", _B, False, "Commands may move Fyrd out (DEFAULT: no)"),
+    Option("command_moves_fyrd", _B, False, "Commands may move Fyrd out of the battle "
+           "(assumption: no source says; default no)"),
     Option("valhalla_deaths", "int", 8, "Valhalla's Glory (SEED §6.2): Viking deaths needed",
            1, 1000),
     Option("lagertha", _B, False, "the Viking army is Lagertha's (SEED §9.2): her 2 Norsemen + "

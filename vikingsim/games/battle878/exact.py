@@ -3,8 +3,13 @@
 Under the default policy (878 §4.6 hit orders, no retreats, no Runes/Prayer) a battle's state is
 finite and only ever shrinks:
 
-``(norsemen, berserkers, tile, housecarls, thegns, fyrd, deaths, first_english_roll_pending,
-northumbria_unused, side_to_roll)``
+``(norsemen, berserkers, tile, housecarls, thegns, fyrd, deaths, pend, northumbria_unused,
+side_to_roll)``
+
+``pend`` is 1 before the first English roll (Ragnar, 878 §4.7, and the Berserker first-hit rule,
+878 §4.6), 0 after it, and 2 after it while the first-hit rule still waits for the Vikings'
+first casualty (``berserker_first_hit_scope=first_casualty``: English rolls without a Hit keep
+it pending).
 
 ``tile`` counts the Hits the Fort/Settlement can still absorb (878 §4.4, SEED §1.4-1.5);
 ``deaths`` counts Viking units killed so far, capped at ``valhalla_deaths`` (SEED §6.2; only
@@ -52,7 +57,7 @@ _K_VIK, _K_ENG, _K_BOTH, _K_ROLLS, _K_VALH = 0, 1, 2, 3, 4
 _NK = 4
 # kernel flag array P (int64) indices
 (_P_TILE_N, _P_TILE_B, _P_BFH, _P_RAGNAR, _P_NORTH, _P_FAITH, _P_FAITH_IGN, _P_RAVEN, _P_DIS,
- _P_DEATH_N, _P_DEATH_B, _P_VALH, _P_FOUL, _P_BANKS, _N_P) = range(15)
+ _P_DEATH_N, _P_DEATH_B, _P_VALH, _P_FOUL, _P_BANKS, _P_BFH_CAS, _N_P) = range(16)
 
 #: Largest value table the solver allocates (entries; 8 bytes each, so about 240 MB).
 MAX_VALUES = 30_000_000
@@ -63,8 +68,9 @@ TRUNCATION_TOL = 1e-6
 # Rule fields the solver reads (each applied as the engine does).
 _HANDLED = {
     "norsemen", "berserkers", "housecarls", "thegns", "fyrd", "attacker", "first_roller",
-    "faces", "max_dice", "berserker_first_hit", "seidr", "fort", "fort_hits", "settlement",
-    "northumbria", "edmunds_faith", "edmunds_faith_side", "ragnar", "raven_banner",
+    "faces", "max_dice", "berserker_first_hit", "berserker_first_hit_scope", "seidr", "fort",
+    "fort_hits", "settlement", "northumbria", "edmunds_faith", "edmunds_faith_side", "ragnar",
+    "raven_banner",
     "faith_counts_ignored_flee", "military_reform", "reform_unit", "valhalla_deaths",
     "lagertha", "christians_wrath", "edmunds_martyrdom", "fyrd_card", "fyrd_cards",
     "epic_card", "reinforcements_units", "reinforcements_fyrd", "adj_norsemen",
@@ -228,7 +234,7 @@ def _terminal_fill(val, valh, n, b, L, h, t, f, track):
         k = _K_ENG
     D = valh.shape[7] - 1
     for c in range(val.shape[6]):
-        for pend in range(2):
+        for pend in range(val.shape[7]):
             for nu in range(2):
                 for side in range(2):
                     val[n, b, L, h, t, f, c, pend, nu, side, k] = 1.0
@@ -313,8 +319,8 @@ def _english_roll(val, valh, n, b, L, h, t, f, c, pend, nu, P, max_dice, etab, a
     dh = min(h, max_dice[2])
     dt = min(t, max_dice[3])
     df = min(f, max_dice[4])
-    mode = 1 if (P[_P_RAGNAR] and pend == 1) else 0    # 878 §4.7 Ragnar
-    bfirst = P[_P_BFH] != 0 and pend == 1              # 878 §4.6 first-hit rule
+    mode = 1 if (P[_P_RAGNAR] and pend == 1) else 0    # 878 §4.7 Ragnar: first English roll
+    bfirst = P[_P_BFH] != 0 and pend >= 1              # 878 §4.6 first-hit rule pending
     q0 = 0.0
     for hh in range(dh + 1):
         for fh in range(dh + 1 - hh):
@@ -362,18 +368,21 @@ def _english_roll(val, valh, n, b, L, h, t, f, c, pend, nu, P, max_dice, etab, a
                                             P[_P_DEATH_B])
                                         same = (n2 == n and b2 == b and L2 == L and h2 == h
                                                 and t2 == t and f2 == f)
+                                        # a Hit-less roll keeps the first-casualty rule waiting
+                                        pend2 = 2 if (bfirst and P[_P_BFH_CAS] and hits == 0) \
+                                            else 0
                                         if same:
                                             q0 += p
                                             qn[nu2, c2] += p
-                                        if same and pend == 0 and nu2 == nu:
+                                        if same and pend2 == pend and nu2 == nu:
                                             p0[c2] += p
                                         else:
                                             for k in range(_NK):
-                                                acc[k] += p * val[n2, b2, L2, h2, t2, f2, c2, 0,
-                                                                  nu2, 0, k]
+                                                acc[k] += p * val[n2, b2, L2, h2, t2, f2, c2,
+                                                                  pend2, nu2, 0, k]
                                             for dd in range(D + 1):
                                                 acch[dd] += p * valh[n2, b2, L2, h2, t2, f2, c2,
-                                                                     min(dd + deaths, D), 0,
+                                                                     min(dd + deaths, D), pend2,
                                                                      nu2, 0]
     return q0
 
@@ -383,7 +392,7 @@ def _solve(N0, B0, L0, H0, T0, F0, D, P, max_dice, vtab, etab):
     """Value of every state in the box below the start; no input checks.
 
     Returns ``(val, valh, qmax, q2max)``. ``val`` float64 of shape
-    (N0+1, B0+1, L0+1, H0+1, T0+1, F0+1, C banked Commands, 2 pend, 2 nu, 2 side, 4):
+    (N0+1, B0+1, L0+1, H0+1, T0+1, F0+1, C banked Commands, 2 or 3 pend, 2 nu, 2 side, 4):
     ``side`` 0 = Vikings to roll; last axis P(Vikings win), P(English win), P(both eliminated),
     E(rolls still to come). ``C`` is 1 unless Foul Weather banks Commands (SEED §7.3).
     ``valh`` float64 (..., C, D+1 deaths so far, 2, 2, 2): P(Valhalla's Glory).
@@ -391,17 +400,19 @@ def _solve(N0, B0, L0, H0, T0, F0, D, P, max_dice, vtab, etab):
     (for the truncation bound). A state whose cycle cannot end gets NaN.
     """
     C = P[_P_BANKS]
-    val = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, 2, 2, 2, _NK))
-    valh = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, D + 1, 2, 2, 2))
+    npend = _n_pend(P)
+    val = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, npend, 2, 2, _NK))
+    valh = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, D + 1, npend, 2, 2))
     track = P[_P_VALH] > 0
-    pend_hi = 1 if (P[_P_RAGNAR] or P[_P_BFH]) else 0
+    # pend values to solve, dependencies first: 0, then 2 (first casualty awaited), then 1
+    n_pend_solved = npend if (P[_P_RAGNAR] or P[_P_BFH]) else 1
     nu_hi = 1 if P[_P_NORTH] else 0
     acc = np.zeros((2, C, _NK))           # [side, bank] constant terms of the cycle block
     acch = np.zeros((2, C, D + 1))
     p0 = np.zeros((2, C, C))              # [side, bank, next bank]: no unit changed
     qn = np.zeros((C, 2, C))              # [bank, next nu, next bank]: English, no unit removed
     # P(one roll removes no unit) per state, for the two-roll truncation bound
-    qarr = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, 2, 2, 2))
+    qarr = np.zeros((N0 + 1, B0 + 1, L0 + 1, H0 + 1, T0 + 1, F0 + 1, C, npend, 2, 2))
     qmax = 0.0
     q2max = 0.0
     for n in range(N0 + 1):
@@ -413,7 +424,8 @@ def _solve(N0, B0, L0, H0, T0, F0, D, P, max_dice, vtab, etab):
                             if n + b + L == 0 or h + t + f == 0:
                                 _terminal_fill(val, valh, n, b, L, h, t, f, track)
                                 continue
-                            for pend in range(pend_hi + 1):
+                            for pi in range(n_pend_solved):
+                                pend = pi if (pi == 0 or npend == 2) else 3 - pi
                                 for nu in range(nu_hi + 1):
                                     for c in range(C):
                                         q0v = _viking_roll(val, valh, n, b, L, h, t, f, c, pend,
@@ -441,6 +453,13 @@ def _solve(N0, B0, L0, H0, T0, F0, D, P, max_dice, vtab, etab):
                                                         * qarr[n, b, L, h, t, f, c2, 0, nu2, 0])
                                         q2max = max(q2max, w_v, w_e)
     return val, valh, qmax, q2max
+
+
+@jit
+def _n_pend(P):
+    """Values of the ``pend`` state axis: 3 when the first-hit rule can outlast the first
+    English roll (``berserker_first_hit_scope=first_casualty``), else 2."""
+    return 3 if (P[_P_BFH] and P[_P_BFH_CAS]) else 2
 
 
 @jit
@@ -628,6 +647,7 @@ def spec_from_rules(r: Rules) -> Spec:
     flags[_P_TILE_N] = 1 if r.fort else 0        # 878 §4.4; a Settlement adds a Berserker die only
     flags[_P_TILE_B] = 1
     flags[_P_BFH] = int(r.berserker_rule_on)               # base 4.5; Seidr switches it off
+    flags[_P_BFH_CAS] = int(r.berserker_first_hit_scope == "first_casualty")
     flags[_P_RAGNAR] = int(r.ragnar)
     flags[_P_NORTH] = int(r.northumbria)
     flags[_P_FAITH] = int(r.epic_card == "faith")
@@ -669,7 +689,8 @@ def solve(spec: Spec) -> np.ndarray:
     Fmax = F0 + max(spec.fyrd_extra)
     D = int(spec.flags[_P_VALH])
     C = int(spec.flags[_P_BANKS])
-    size = (N0 + 1) * (B0 + 1) * (L0 + 1) * (H0 + 1) * (T0 + 1) * (Fmax + 1) * 8 * C * (_NK + D + 1)
+    size = ((N0 + 1) * (B0 + 1) * (L0 + 1) * (H0 + 1) * (T0 + 1) * (Fmax + 1)
+            * 4 * _n_pend(spec.flags) * C * (_NK + D + 1))
     if size > MAX_VALUES:
         raise InputError(f"battle too large for the exact solver ({size:,} table entries > "
                          f"{MAX_VALUES:,}); use Monte Carlo (vikingsim simulate battle878)")

@@ -176,7 +176,10 @@ def _hit_target(kind, side, cnt, own, struct, pol):
                     return k
                 pick -= 1
         return STRUCT
-    if side == V:  # Viking Fyrd, Norsemen, Berserkers, then the Fort/Settlement
+    if side == V:  # traitors (878 §5), Viking Fyrd (§4.14), Norsemen, Berserkers, Fort (§4.6)
+        for k in (UH, UT):
+            if own[k] == V and cnt[k] > 0:
+                return k
         if own[UV] == V and cnt[UV] > 0:
             return UV
         if own[UN] == V and cnt[UN] > 0:
@@ -209,8 +212,9 @@ def _disorganized_target(side, cnt, own, struct):
                 return k
         if struct > 0:
             return STRUCT
-        if own[UV] == V and cnt[UV] > 0:
-            return UV
+        for k in (UV, UH, UT):       # Viking Fyrd, then English traitors (878 §5: least valuable)
+            if own[k] == V and cnt[k] > 0:
+                return k
         return -1
     for k in (UH, UT, UF, UB, UN):
         if own[k] == E and cnt[k] > 0:
@@ -321,7 +325,8 @@ def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, uni
                 reform_unit = UN if cnt[UN] >= cnt[UB] else UB
             else:
                 reform_unit = UH if cnt[UH] >= cnt[UT] else UT
-    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0
+    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0       # still pending (878 §4.6)
+    bfh_cas = ri[R.R_BFH_CASUALTY] != 0          # scope: first casualty, not first English roll
     north = ri[R.R_NORTHUMBRIA] != 0
     ragnar = ri[R.R_RAGNAR] != 0
     edm = ri[R.R_EDMUNDS_FAITH] != 0
@@ -508,8 +513,8 @@ def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, uni
                         eff[EF_RAGE] += 1
                         if ksp == K_SMART:
                             break
-                    # Omens of Victory: re-roll the non-Hit dice of one type, one Rune each
-                    while s == V and r_rune >= 1:
+                    # Omens of Victory: re-roll the non-Hit dice of one type (SEED §4.3 cost)
+                    while s == V and r_rune >= ri[R.R_OMENS_COST]:
                         best = -1
                         bestv = 0.0
                         for k in (UN, UB):
@@ -524,8 +529,8 @@ def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, uni
                                 best = k
                         if best < 0:
                             break
-                        r_rune -= 1
-                        r_avail += 1
+                        r_rune -= ri[R.R_OMENS_COST]
+                        r_avail += ri[R.R_OMENS_COST]
                         eff[EF_OMENS] += 1
                         m = nd[best] - h[best]
                         fl[best] = 0
@@ -580,8 +585,9 @@ def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, uni
             outcome = O_GP
             break
         epic = sv[S_EPIC]
-        # Martyrdom: no English Command this roll (before Foul Weather banking, 878 §6.8)
-        if martyr:
+        # Martyrdom: no English Command this roll; under Foul Weather they are not banked
+        # either unless martyrdom_blocks_bank is off (assumption, see Rules)
+        if martyr and (ri[R.R_MARTYRDOM_BLOCKS_BANK] or not (epic & EB_FOUL)):
             for k in range(6):
                 c[k] = 0
         hits = 0
@@ -616,9 +622,11 @@ def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, uni
         # ---- 878 §4.6 Hits on the enemy
         if hits > 0:
             struct = _resolve_hits(hits, s, cnt, own, dead, fled, struct,
-                                   bfh and s == E and first_eng, (epic & EB_DIS) != 0,
+                                   bfh and s == E, (epic & EB_DIS) != 0,
                                    reform_unit, (epic & EB_SINGLE) != 0, ragnarok,
                                    pkind[1 - s], pol)
+        if s == E and (hits > 0 or not bfh_cas):
+            bfh = False                    # 878 §4.6: the first-hit rule is used up
         # ---- Command retreats (878 §2.3, §5; Linen Clothes SEED §5.2: 2 units each)
         retreated = False
         ks = pkind[s]
@@ -711,7 +719,8 @@ def _battle_base(pk_flee, pk_fc, max_dice, ri, dice, res):
     struct = fort * ri[R.R_FORT_HITS] + ri[R.R_SETTLEMENT]
     dn = db = dh = dt = df = 0
     fn = fb = fh = ft = ff = 0
-    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0
+    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0       # still pending (878 §4.6)
+    bfh_cas = ri[R.R_BFH_CASUALTY] != 0
     north = ri[R.R_NORTHUMBRIA] != 0
     ragnar = ri[R.R_RAGNAR] != 0
     mn, mb, mh, mt, mf = max_dice[0], max_dice[1], max_dice[2], max_dice[3], max_dice[4]
@@ -779,10 +788,12 @@ def _battle_base(pk_flee, pk_fc, max_dice, ri, dice, res):
             x = f3 if f3 < fy else fy
             fy -= x
             ff += x
-            if bfh and first_eng and hits > 0 and b > 0:   # base rule 4.5
-                b -= 1
-                db += 1
-                hits -= 1
+            if bfh and (hits > 0 or not bfh_cas):   # base rule 4.5, used up (scope option)
+                bfh = False
+                if hits > 0 and b > 0:
+                    b -= 1
+                    db += 1
+                    hits -= 1
             x = hits if hits < n else n      # 878 §4.6 Viking order: Norsemen, Berserkers, Fort
             n -= x
             dn += x

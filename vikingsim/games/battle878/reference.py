@@ -1,14 +1,29 @@
 """Plain-Python reference engine for battle878: slow, obvious, same draws in the same order.
 
-Written separately from ``kernel.py`` (no shared helpers apart from the ``Rules`` data), as
-the test oracle and bench baseline. State is a dict of unit counts keyed by slot names;
-every rule step is one named method citing its section. ``log`` (a callable) receives one
-line per event, which ``trace`` prints.
+The test oracle and bench baseline of ``kernel.py``, written from the rules notes (``878 §x``),
+the seed (``SEED §x``) and the policy texts (``policies.POLICIES``), not from the kernel: state
+is a dict of unit counts keyed by slot names; each rule step is one named method citing its
+section; who loses a unit to a Hit is an explicit ordered list per side (``LOSS_ORDER``,
+``MOST_VALUABLE``); each policy's choices are small methods named after its help text. ``log``
+(a callable) receives one line per event, which ``trace`` prints.
+
+What it shares with the kernel (and with ``exact.py``):
+
+- the ``Rules`` dataclass, built from the options by ``rules_from_options`` (which parses
+  ``faces``, ``berserker_flee_faces`` and ``max_dice``): the option values, their validation,
+  ``berserker_rule_on`` (Seidr) and the data tables as strings: battle-die faces, max dice,
+  Runes/Prayer faces, Fyrd cards (``rules.DEFAULT_*``; each checked by a hand-typed test in
+  ``tests/test_battle878_shared_data.py``);
+- ``EPIC_NAMES`` (Epic card order: the Fyrd-deck draw picks by index) and ``Outcome`` codes;
+- ``core.rng.d6``, the one d6 expression every engine uses (same draw, same value).
+
+Nothing else: not the kernel's compiled arrays, its helpers or ``compile_policies`` (the policy
+numbers below are typed from the POLICIES texts). The draw order is the contract in
+``kernel.py``'s docstring.
 """
 from __future__ import annotations
 
 from vikingsim.core.rng import d6
-from vikingsim.games.battle878.policies import compile_policies
 from vikingsim.games.battle878.rules import EPIC_NAMES, Outcome, Rules
 
 SLOTS = ("N", "B", "H", "T", "F", "VF")        # rules.Unit order
@@ -18,12 +33,37 @@ NAMES = {"N": "Norsemen", "B": "Berserker", "H": "Housecarl", "T": "Thegn", "F":
          "VF": "Viking-side Fyrd", "STRUCT": "the Fort/Settlement"}
 SIDE_NAME = {"V": "Vikings", "E": "English"}
 OTHER = {"V": "E", "E": "V"}
-POLICY_NAME_TO_KIND = {"default": "default", "never": "never", "greedy": "greedy",
-                       "smart": "smart", "runes_smart": "smart", "prayer_smart": "smart",
-                       "cautious": "smart",
-                       "retreat": "retreat", "random": "random"}
 EFFECTS = ("omens", "battle_rage", "ragnarok", "martyrdom", "faith_in_victory",
            "defend_the_faith", "convert", "gods_peace", "runes_rolled", "prayer_rolled")
+# 878 §4.6 DEFAULT loss orders: Vikings lose Norsemen, Berserkers, then the Fort/Settlement
+# ("STRUCT"), Viking-side Fyrd before all of them (878 §4.14); the English lose Fyrd, Thegns,
+# Housecarls. 878 §5 Traitors: the defenders give Hits to the traitor units first, whichever
+# side the defenders are (``Battle.loss_order`` puts them in front).
+LOSS_ORDER = {"V": ("VF", "N", "B", "STRUCT"), "E": ("F", "T", "H")}
+# 878 §5 Disorganized Combat: the rolling side's chosen Hit takes the most valuable enemy type
+# present; units fighting as Traitors count least (they leave the battle for Fled Units).
+MOST_VALUABLE = {"V": ("B", "N", "STRUCT", "VF", "H", "T"), "E": ("H", "T", "F", "B", "N")}
+# POLICIES 'retreat': Command moves take the most valuable units out first
+RETREAT_ORDER = {"V": ("B", "N", "VF"), "E": ("H", "T", "F")}
+# 878 §5 Traitors DEFAULT: the attackers give the faction with fewer units; on a tie the
+# Norsemen (Vikings attacking) or the Thegns (English attacking)
+TRAITOR_FACTIONS = {"V": ("N", "B"), "E": ("H", "T")}
+TRAITOR_TIE = {"V": "N", "E": "T"}
+# the kind of play behind each policy name (POLICIES: aliases of smart)
+KIND_OF = {"default": "default", "never": "never", "greedy": "greedy", "smart": "smart",
+           "runes_smart": "smart", "prayer_smart": "smart", "cautious": "smart",
+           "retreat": "retreat", "random": "random"}
+# POLICIES 'retreat': go when own strength < half the enemy's
+RETREAT_ODDS = 0.5
+# POLICIES 'smart' English: the odds are bad when English strength < Viking strength
+SMART_ENGLISH_BAD_ODDS = 1.0
+# POLICIES 'smart' Vikings roll new Runes while the Prayer card's Conversions < gods_peace_cost
+# - 1 (stop at gods_peace_cost - 1); 'cautious' only while < gods_peace_cost - 2 (none at all
+# at the seed's cost 3)
+RUNES_MARGIN = {"cautious": 2}
+# POLICIES 'random': chance of a new Runes/Prayer die, of re-rolling a placed Runes die, and of
+# retreating on a roll with Commands
+RANDOM_DIE, RANDOM_REROLL, RANDOM_RETREAT = 0.5, 0.5, 0.2
 
 
 def _nolog(_msg):
@@ -36,11 +76,8 @@ class Battle:
     def __init__(self, rules: Rules, policies, dice, pol, log=_nolog):
         self.r = rules
         self.dice, self.pol, self.log = dice, pol, log
-        kinds = [POLICY_NAME_TO_KIND[p] for p in policies]
-        self.kind = {"V": kinds[0], "E": kinds[1]}
-        _, params = compile_policies(list(policies))
-        self.ratio = {"V": float(params[0, 0]), "E": float(params[1, 0])}
-        self.cut = float(params[0, 1])   # smart Vikings: Conversions allowed = gp cost - cut
+        self.kind = {"V": KIND_OF[policies[0]], "E": KIND_OF[policies[1]]}
+        self.runes_margin = RUNES_MARGIN.get(policies[0], 1)
         self.face = {d: [{"H": "hit", "F": "flee", "C": "cmd", "B": "blank"}[ch] for ch in s]
                      for d, s in enumerate(rules.faces)}
         self.phit = [sum(ch == "H" for ch in s) / 6.0 for s in rules.faces]
@@ -64,6 +101,12 @@ class Battle:
     def rand(self):
         return self.pol.random()
 
+    def holds(self, side, k):
+        """Does ``side`` have unit type ``k`` (or the Fort/Settlement, ``"STRUCT"``) now?"""
+        if k == "STRUCT":
+            return side == "V" and self.struct > 0
+        return self.owner[k] == side and self.cnt[k] > 0
+
     def alive(self, side):
         n = sum(v for k, v in self.cnt.items() if self.owner[k] == side)
         return n + (self.struct if side == "V" else 0)
@@ -74,26 +117,28 @@ class Battle:
             self.joined[slot] += n
             self.log(f"  {n} {NAMES[slot]} join ({why})")
 
+    def n_dice(self, k):
+        """878 §4.3 dice of unit type ``k``: min(units, max dice); 878 §4.4 a standing Fort adds a
+        Norsemen and a Berserker die, a Settlement a Berserker die, to the Vikings' own types."""
+        n = self.cnt[k]
+        if self.owner[k] == "V" and self.struct > 0 and (k == "B" or (k == "N" and self.fort)):
+            n += 1
+        return min(n, self.r.max_dice[DIE_OF[k]])
+
     def strength(self, side):
-        """Expected Hits per roll x units (+ structure): the policies' odds proxy."""
-        s, n = 0.0, 0
-        for k in SLOTS:
-            if self.owner[k] != side:
-                continue
-            dice = self.cnt[k]
-            if side == "V" and self.struct > 0 and k == "N" and self.fort:
-                dice += 1
-            if side == "V" and self.struct > 0 and k == "B" and (self.fort or self.settlement):
-                dice += 1
-            dice = min(dice, self.r.max_dice[DIE_OF[k]])
-            s += dice * self.phit[DIE_OF[k]]
-            n += self.cnt[k]
-        if side == "V":
-            n += self.struct
-        return s * n
+        """POLICIES 'retreat' odds proxy: expected Hits of one roll (dice x Hit chance) times
+        units (the Fort/Settlement counts as a Viking unit)."""
+        mine = [k for k in SLOTS if self.owner[k] == side]
+        hits = sum(self.n_dice(k) * self.phit[DIE_OF[k]] for k in mine)
+        units = sum(self.cnt[k] for k in mine) + (self.struct if side == "V" else 0)
+        return hits * units
 
     def roll_face(self, die):
         return self.face[die][d6(self.dice) - 1]
+
+    def conversions(self):
+        """Conversion faces on the English Prayer card, from both sides' dice (SEED §4.4)."""
+        return self.conv["E"] + self.conv["V"]
 
     # ---------- Epic cards and the Fyrd deck (SEED §7, 878 §2.5)
     def activate(self, name):
@@ -110,20 +155,24 @@ class Battle:
             for k, v in (("N", r.adj_norsemen), ("B", r.adj_berserkers),
                          ("H", r.adj_housecarls), ("T", r.adj_thegns)):
                 self.add(k, v, "Epic Battle card, adjacent shires")
-        elif name == "traitors":
-            att = "V" if r.attacker == "vikings" else "E"
-            a, b = ("N", "B") if att == "V" else ("H", "T")
-            if (self.cnt[a] > 0 and self.cnt[b] > 0 and self.owner[a] == att
-                    and self.owner[b] == att and self.traitor is None):
-                if self.kind[att] == "random":
-                    t = a if self.rand() < 0.5 else b
-                elif att == "V":
-                    t = "B" if self.cnt["B"] < self.cnt["N"] else "N"
-                else:
-                    t = "H" if self.cnt["H"] < self.cnt["T"] else "T"
-                self.owner[t] = OTHER[att]
-                self.traitor = t
-                self.log(f"  Traitors: the {NAMES[t]} fight for the {SIDE_NAME[OTHER[att]]}")
+        elif name == "traitors" and self.traitor is None:
+            self.hand_over_traitors()
+
+    def hand_over_traitors(self):
+        """SEED §7.3 Traitors: the attackers hand one of their factions to the defenders, who
+        roll its dice and take its decisions. 878 §6.8: no effect unless both attacking
+        factions are there. Which one: ``TRAITOR_FACTIONS`` (POLICIES 'random': a coin)."""
+        att = "V" if self.r.attacker == "vikings" else "E"
+        pair = TRAITOR_FACTIONS[att]
+        if not all(self.holds(att, k) for k in pair):
+            return
+        if self.kind[att] == "random":
+            t = pair[0] if self.rand() < 0.5 else pair[1]
+        else:
+            t = min(pair, key=lambda k: (self.cnt[k], k != TRAITOR_TIE[att]))
+        self.owner[t] = OTHER[att]
+        self.traitor = t
+        self.log(f"  Traitors: the {NAMES[t]} fight for the {SIDE_NAME[OTHER[att]]}")
 
     def draw_fyrd(self):
         cards = list(self.r.fyrd_cards)
@@ -182,7 +231,7 @@ class Battle:
         self.setup()
         att = "V" if r.attacker == "vikings" else "E"
         side = OTHER[att] if r.first_roller == "defender" else att
-        self.bfh = r.berserker_rule_on
+        self.first_hit_pending = r.berserker_rule_on      # 878 §4.6 (SEED §5.4 Seidr: off)
         self.north = r.northumbria
         self.first_english = True
         self.ragnarok = False
@@ -235,14 +284,7 @@ class Battle:
         for k in SLOTS:
             if self.owner[k] != s:
                 continue
-            n = self.cnt[k]
-            if s == "V" and self.struct > 0:
-                if k == "N" and self.fort:
-                    n += 1
-                elif k == "B":
-                    n += 1
-            n = min(n, r.max_dice[DIE_OF[k]])
-            res[k]["n"] = n
+            res[k]["n"] = n = self.n_dice(k)
             for _ in range(n):
                 res[k][self.roll_face(DIE_OF[k])] += 1
         # SEED §3.3 Edmund's Faith
@@ -272,18 +314,20 @@ class Battle:
             for k, v in res.items() if v["n"]))
         martyr = False
         if r.runes_prayer:
-            martyr = self.roll_runes_prayer(s)
-            for sp in (s, OTHER[s]):
+            martyr = self.roll_runes(s) if s == "V" else self.roll_prayer()
+            for sp in (s, OTHER[s]):           # spending: rolling side first (DEFAULT order)
                 if self.kind[sp] in ("default", "never", "retreat"):
                     continue
                 if sp == "V":
-                    self.spend_vikings(s, res)
-                elif self.spend_english(s, res):
+                    self.spend_runes(s, res)
+                elif self.spend_prayer(s, res):
                     return Outcome.GODS_PEACE
             self.log("  dice after Runes/Prayer: " + "; ".join(
                 f"{NAMES[k]}: {v['hit']}H {v['flee']}F {v['cmd']}C"
                 for k, v in res.items() if v["n"]))
-        if martyr:
+        # SEED §4.4 Martyrdom: no English Command this roll; under Foul Weather (SEED §7.3) the
+        # voided Commands are not banked either, unless martyrdom_blocks_bank is off
+        if martyr and (r.martyrdom_blocks_bank or "foul_weather" not in self.epics):
             for k in SLOTS:
                 res[k]["cmd"] = 0
         hits = sum(v["hit"] for v in res.values())
@@ -304,7 +348,7 @@ class Battle:
                 self.cnt[k] -= x
                 self.fled[k] += x
                 self.log(f"  {x} {NAMES[k]} flee")
-        self.apply_hits(s, hits)
+        self.take_hits(s, hits)
         retreated = False
         if cmds > 0 and "foul_weather" not in self.epics:
             retreated = self.retreat(s, cmds)
@@ -312,79 +356,79 @@ class Battle:
             self.first_english = False
         return self.end_check(s, retreated)
 
-    def target(self, recv):
-        kind = self.kind[recv]
-        if kind == "random":
-            opts = [k for k in SLOTS if self.owner[k] == recv and self.cnt[k] > 0]
-            if recv == "V" and self.struct > 0:
-                opts.append("STRUCT")
-            if not opts:
-                return None
-            return opts[int(self.rand() * len(opts))]
-        if recv == "V":
-            order = [k for k in ("VF", "N", "B") if self.owner[k] == "V"] + ["STRUCT"]
-        else:
-            order = [k for k in ("N", "B", "F", "T", "H") if self.owner[k] == "E"]
-        for k in order:
-            if (self.struct > 0) if k == "STRUCT" else (self.cnt[k] > 0):
-                return k
-        return None
+    # ---------- 878 §4.6 who takes the Hits
+    def loss_order(self, side):
+        """``side``'s units present, in the order the DEFAULT policy gives them up (878 §4.6;
+        traitor units first, 878 §5)."""
+        first = (self.traitor,) if self.traitor else ()
+        return [k for k in first + LOSS_ORDER[side] if self.holds(side, k)]
 
-    def disorganized_target(self, recv):
-        order = ["B", "N", "STRUCT", "VF"] if recv == "V" else ["H", "T", "F", "B", "N"]
-        for k in order:
-            if k == "STRUCT":
-                if self.struct > 0:
-                    return k
-            elif self.owner[k] == recv and self.cnt[k] > 0:
-                return k
-        return None
+    def random_loss(self, side):
+        """POLICIES 'random': a uniform pick among the unit types present (Unit order, then the
+        Fort/Settlement); one policy draw per Hit."""
+        present = [k for k in SLOTS + ("STRUCT",) if self.holds(side, k)]
+        return present[int(self.rand() * len(present))]
 
-    def apply_hits(self, s, hits):
+    def take_hits(self, s, hits):
+        """The rolling side ``s`` scores ``hits`` on the other side, one unit per Hit; Hits
+        beyond the units present are lost (878 §4.5)."""
         recv = OTHER[s]
-        bfh = self.bfh and s == "E" and self.first_english
-        dis = "disorganized_combat" in self.epics
+        first_hit_rule = s == "E" and self.first_hit_pending       # 878 §4.6, base rule 4.5
+        roller_picks = "disorganized_combat" in self.epics          # SEED §7.3: one Hit a roll
         for i in range(hits):
-            if i == 0 and bfh and self.owner["B"] == "V" and self.cnt["B"] > 0:
-                t = "B"       # base rule 4.5
-            elif dis:
-                t = self.disorganized_target(recv)
-                dis = False
-            else:
-                t = self.target(recv)
-            if t is None:
+            if not any(self.holds(recv, k) for k in SLOTS + ("STRUCT",)):
                 break
-            if t == "STRUCT":
-                self.struct -= 1
-                self.log("  Hit on the Fort/Settlement")
-                continue
-            self.cnt[t] -= 1
-            if ("single_combat" in self.epics or t == self.reform_unit
-                    or (self.ragnarok and self.owner[t] == "V" and t in ("N", "B"))):
-                self.fled[t] += 1
-                self.log(f"  Hit: a {NAMES[t]} flees instead of dying")
+            if i == 0 and first_hit_rule and self.holds("V", "B"):
+                victim = "B"             # a Fort never satisfies the rule (SEED §1.4)
+            elif roller_picks:
+                victim = next(k for k in MOST_VALUABLE[recv] if self.holds(recv, k))
+                roller_picks = False
+            elif self.kind[recv] == "random":
+                victim = self.random_loss(recv)
             else:
-                self.dead[t] += 1
-                self.log(f"  Hit: a {NAMES[t]} dies")
+                victim = self.loss_order(recv)[0]
+            self.lose(victim)
+        # the rule is used up by the first English roll (878 §4.6 DEFAULT), or only by the
+        # first English Hit of the battle (berserker_first_hit_scope=first_casualty)
+        scope = self.r.berserker_first_hit_scope
+        if first_hit_rule and (hits > 0 or scope == "first_english_roll"):
+            self.first_hit_pending = False
+
+    def lose(self, k):
+        """One Hit on unit type ``k``: it dies, or flees under Single Combat (SEED §7.3),
+        Æthelred's Military Reform (SEED §3.3) or, for Viking units, Ragnarök (SEED §4.3)."""
+        if k == "STRUCT":
+            self.struct -= 1
+            self.log("  Hit on the Fort/Settlement")
+            return
+        self.cnt[k] -= 1
+        if ("single_combat" in self.epics or k == self.reform_unit
+                or (self.ragnarok and k in ("N", "B") and self.owner[k] == "V")):
+            self.fled[k] += 1
+            self.log(f"  Hit: a {NAMES[k]} flees instead of dying")
+        else:
+            self.dead[k] += 1
+            self.log(f"  Hit: a {NAMES[k]} dies")
+
+    # ---------- Command retreats (878 §2.3, §5; SEED §5.2 Linen Clothes)
+    def wants_retreat(self, s):
+        kind = self.kind[s]
+        if kind == "random":
+            return self.rand() < RANDOM_RETREAT
+        if kind == "retreat":
+            return self.strength(s) < RETREAT_ODDS * self.strength(OTHER[s])
+        return False
 
     def retreat(self, s, cmds):
-        kind = self.kind[s]
-        if kind == "retreat":
-            go = self.strength(s) < self.ratio[s] * self.strength(OTHER[s])
-        elif kind == "random":
-            go = self.rand() < 0.2
-        else:
+        """Each Command moves one unit out (two with the Linen Clothes), most valuable first;
+        Fyrd only with ``command_moves_fyrd``. Returns whether any unit left."""
+        if not self.wants_retreat(s):
             return False
-        if not go:
-            return False
-        lc = self.r.linen_clothes
-        per = 2 if lc == "both" or lc == {"V": "vikings", "E": "english"}[s] else 1
-        moves = cmds * per
+        holder = {"V": "vikings", "E": "english"}[s]
+        moves = cmds * (2 if self.r.linen_clothes in ("both", holder) else 1)
         did = False
-        for k in (("B", "N", "VF") if s == "V" else ("H", "T", "F")):
-            if moves == 0:
-                break
-            if self.owner[k] != s or (k in ("VF", "F") and not self.r.command_moves_fyrd):
+        for k in RETREAT_ORDER[s]:
+            if self.owner[k] != s or (k in ("F", "VF") and not self.r.command_moves_fyrd):
                 continue
             x = min(moves, self.cnt[k])
             if x:
@@ -395,61 +439,41 @@ class Battle:
                 self.log(f"  {x} {NAMES[k]} retreat with Command")
         return did
 
-    # ---------- SEED §4 Runes and Prayer
-    def roll_runes_prayer(self, s):
-        r = self.r
-        kind = self.kind[s]
-        martyr = False
-        if s == "V":
-            for k in ("N", "B"):
-                if self.owner[k] != "V" or self.cnt[k] == 0:
-                    continue
-                if kind == "greedy":
-                    want = True
-                elif kind == "smart":
-                    want = self.conv["E"] + self.conv["V"] < r.gods_peace_cost - self.cut
-                elif kind == "random":
-                    want = self.rand() < 0.5
-                else:
-                    want = False
-                if self.pool["V"] > 0:
-                    if want:
-                        self.pool["V"] -= 1
-                        self.place_rune()
-                elif self.conv["V"] > 0 and (kind in ("greedy", "smart")
-                                             or (kind == "random" and self.rand() < 0.5)):
-                    self.conv["V"] -= 1      # SEED §4.1 re-roll one placed die
+    # ---------- SEED §4 Runes and Prayer: rolling
+    def wants_new_die(self, side):
+        """POLICIES: greedy always rolls; smart English always pray; smart Vikings stop once
+        the Prayer card holds enough Conversions for God's Peace less the margin; random: a
+        coin (drawn whether or not a die is left); default, never, retreat: never."""
+        kind = self.kind[side]
+        if kind == "random":
+            return self.rand() < RANDOM_DIE
+        if kind == "smart" and side == "V":
+            return self.conversions() < self.r.gods_peace_cost - self.runes_margin
+        return kind in ("greedy", "smart")
+
+    def rerolls_placed_rune(self):
+        """SEED §4.1 all four Runes dice placed: greedy and smart re-roll a Viking Conversion
+        (to take it off the English card); random: a coin."""
+        kind = self.kind["V"]
+        if kind == "random":
+            return self.rand() < RANDOM_REROLL
+        return kind in ("greedy", "smart")
+
+    def roll_runes(self, s):
+        """SEED §4.1: each Viking faction with units in the battle may roll one Runes die.
+        Returns False (Martyrdom is a Prayer face)."""
+        for faction in ("N", "B"):
+            if not self.holds("V", faction):
+                continue
+            new = self.wants_new_die("V")
+            if self.pool["V"] > 0:
+                if new:
+                    self.pool["V"] -= 1
                     self.place_rune()
-        else:
-            for k in ("H", "T"):
-                if self.owner[k] != "E" or self.cnt[k] == 0:
-                    continue
-                if kind in ("greedy", "smart"):
-                    want = True
-                elif kind == "random":
-                    want = self.rand() < 0.5
-                else:
-                    want = False
-                if not want:
-                    continue
-                if self.pool["E"] > 0:
-                    self.pool["E"] -= 1
-                elif self.faith > 0:
-                    self.faith -= 1
-                else:
-                    continue
-                face = r.prayer_faces[d6(self.dice) - 1]
-                self.effects["prayer_rolled"] += 1
-                self.log(f"  Prayer die: {face}")
-                if face == "M":
-                    martyr = True
-                    self.effects["martyrdom"] += 1
-                    self.pool["E"] += 1
-                elif face == "C":
-                    self.conv["E"] += 1
-                else:
-                    self.faith += 1
-        return martyr
+            elif self.conv["V"] > 0 and self.rerolls_placed_rune():
+                self.conv["V"] -= 1
+                self.place_rune()
+        return False
 
     def place_rune(self):
         face = self.r.runes_faces[d6(self.dice) - 1]
@@ -458,23 +482,50 @@ class Battle:
         if face == "R":
             self.runes += 1
         else:
-            self.conv["V"] += 1
+            self.conv["V"] += 1     # SEED §4.4 note: Conversions go on the English card
 
-    def spend_vikings(self, s, res):
+    def roll_prayer(self):
+        """SEED §4.1: each English faction with units may roll one Prayer die (with all four
+        placed, a Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4)."""
+        martyr = False
+        for faction in ("H", "T"):
+            if not self.holds("E", faction) or not self.wants_new_die("E"):
+                continue
+            if self.pool["E"] > 0:
+                self.pool["E"] -= 1
+            elif self.faith > 0:
+                self.faith -= 1
+            else:
+                continue
+            face = self.r.prayer_faces[d6(self.dice) - 1]
+            self.effects["prayer_rolled"] += 1
+            self.log(f"  Prayer die: {face}")
+            if face == "M":          # automatic; the die leaves the card at once
+                martyr = True
+                self.effects["martyrdom"] += 1
+                self.pool["E"] += 1
+            elif face == "C":
+                self.conv["E"] += 1
+            else:
+                self.faith += 1
+        return martyr
+
+    # ---------- SEED §4 Runes and Prayer: spending (POLICIES greedy / smart / random)
+    def spend_runes(self, s, res):
+        """Vikings, costliest effect first: Ragnarök (never for smart), Battle Rage (smart: one,
+        and only while it adds a Berserker die), then Omens of Victory on their own roll."""
         r = self.r
-        kind = self.kind["V"]
-        if kind != "smart" and not self.ragnarok and self.runes >= r.ragnarok_cost:
-            self.runes -= r.ragnarok_cost
-            self.pool["V"] += r.ragnarok_cost
+        smart = self.kind["V"] == "smart"
+        if not smart and not self.ragnarok and self.runes >= r.ragnarok_cost:
+            self.pay_runes(r.ragnarok_cost)
             self.ragnarok = True
             self.effects["ragnarok"] += 1
             self.log("  Ragnarök: Viking Hit units flee instead")
-        while (self.runes >= r.battle_rage_cost and self.owner["N"] == "V" and self.cnt["N"] > 0
+        while (self.runes >= r.battle_rage_cost and self.holds("V", "N")
                and self.owner["B"] == "V" and self.reserve > 0):
-            if kind == "smart" and self.cnt["B"] >= r.max_dice[1]:
+            if smart and self.cnt["B"] >= r.max_dice[1]:
                 break
-            self.runes -= r.battle_rage_cost
-            self.pool["V"] += r.battle_rage_cost
+            self.pay_runes(r.battle_rage_cost)
             self.cnt["N"] -= 1
             self.left["N"] += 1
             self.cnt["B"] += 1
@@ -482,38 +533,41 @@ class Battle:
             self.reserve -= 1
             self.effects["battle_rage"] += 1
             self.log("  Battle Rage: a Norseman becomes a Berserker")
-            if kind == "smart":
+            if smart:
                 break
-        while s == "V" and self.runes >= 1:
-            best, bestv = None, 0.0
-            for k in ("N", "B"):
-                if self.owner[k] != "V":
-                    continue
-                nonhit = res[k]["n"] - res[k]["hit"]
-                if nonhit <= 0:
-                    continue
-                v = nonhit * self.phit[DIE_OF[k]] if kind == "smart" else nonhit * 1.0
-                if v > bestv:
-                    best, bestv = k, v
-            if best is None:
+        while s == "V" and self.runes >= r.omens_cost:
+            k = self.omens_target(res, smart)
+            if k is None:
                 break
-            self.runes -= 1
-            self.pool["V"] += 1
+            self.pay_runes(r.omens_cost)
             self.effects["omens"] += 1
-            m = res[best]["n"] - res[best]["hit"]
-            res[best]["flee"] = res[best]["cmd"] = res[best]["blank"] = 0
+            m = res[k]["n"] - res[k]["hit"]
+            res[k]["flee"] = res[k]["cmd"] = res[k]["blank"] = 0
             for _ in range(m):
-                res[best][self.roll_face(DIE_OF[best])] += 1
-            self.log(f"  Omens of Victory: {m} {NAMES[best]} dice re-rolled")
+                res[k][self.roll_face(DIE_OF[k])] += 1
+            self.log(f"  Omens of Victory: {m} {NAMES[k]} dice re-rolled")
 
-    def spend_english(self, s, res):
+    def omens_target(self, res, smart):
+        """The Viking die type whose non-Hit dice to re-roll: the most non-Hits (smart: the
+        most expected new Hits, non-Hits x Hit chance); Norsemen on a tie; None if no gain."""
+        def gain(k):
+            nonhit = res[k]["n"] - res[k]["hit"]
+            return nonhit * self.phit[DIE_OF[k]] if smart else nonhit * 1.0
+        types = [k for k in ("N", "B") if self.owner[k] == "V" and gain(k) > 0]
+        return max(types, key=gain) if types else None
+
+    def pay_runes(self, n):
+        self.runes -= n
+        self.pool["V"] += n       # SEED §4.2: spent dice may be rolled again
+
+    def spend_prayer(self, s, res):
+        """English: God's Peace (smart: only when the odds are bad), Defend the Faith, Convert
+        (smart: only when they are not; English Conversions first), then Faith in Victory on
+        their own roll (smart: only once no Prayer die is left). True: God's Peace."""
         r = self.r
-        kind = self.kind["E"]
-        bad = False
-        if kind == "smart":
-            bad = self.strength("E") < self.ratio["E"] * self.strength("V")
-        if (self.conv["E"] + self.conv["V"] >= r.gods_peace_cost and r.gods_peace_exit
-                and (kind != "smart" or bad)):
+        smart = self.kind["E"] == "smart"
+        bad = smart and self.strength("E") < SMART_ENGLISH_BAD_ODDS * self.strength("V")
+        if self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart):
             self.effects["gods_peace"] += 1
             self.log("  God's Peace: the Vikings must leave")
             return True
@@ -522,20 +576,10 @@ class Battle:
             self.pool["E"] += r.defend_faith_cost
             self.add("F", self.draw_fyrd(), "Defend the Faith")
             self.effects["defend_the_faith"] += 1
-        while (self.conv["E"] + self.conv["V"] >= r.convert_cost and self.owner["N"] == "V"
-               and self.cnt["N"] > 0 and (kind != "smart" or not bad)):
-            from_e = min(self.conv["E"], r.convert_cost)
-            self.conv["E"] -= from_e
-            self.pool["E"] += from_e
-            self.conv["V"] -= r.convert_cost - from_e
-            self.pool["V"] += r.convert_cost - from_e
-            self.cnt["N"] -= 1
-            self.left["N"] += 1
-            self.cnt["T"] += 1
-            self.joined["T"] += 1
-            self.effects["convert"] += 1
-            self.log("  Convert: a Norseman leaves, a Thegn joins")
-        if s == "E" and (kind != "smart" or self.pool["E"] == 0):
+        while (self.conversions() >= r.convert_cost and self.holds("V", "N")
+               and not (smart and bad)):
+            self.convert()
+        if s == "E" and (not smart or self.pool["E"] == 0):
             while self.faith >= 1 and res["F"]["flee"] > 0:
                 res["F"]["flee"] -= 1
                 self.faith -= 1
@@ -543,6 +587,22 @@ class Battle:
                 self.effects["faith_in_victory"] += 1
                 self.log("  Faith in Victory: a Fyrd Flee is ignored")
         return False
+
+    def convert(self):
+        """SEED §4.4 Convert (878 §6.7): a Norseman leaves, a Thegn joins; paid with English
+        Conversion dice first, then Viking ones."""
+        cost = self.r.convert_cost
+        own = min(self.conv["E"], cost)
+        self.conv["E"] -= own
+        self.pool["E"] += own
+        self.conv["V"] -= cost - own
+        self.pool["V"] += cost - own
+        self.cnt["N"] -= 1
+        self.left["N"] += 1
+        self.cnt["T"] += 1
+        self.joined["T"] += 1
+        self.effects["convert"] += 1
+        self.log("  Convert: a Norseman leaves, a Thegn joins")
 
 
 def play_battle(rules: Rules, policies, dice, pol, log=_nolog) -> Battle:

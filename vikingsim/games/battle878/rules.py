@@ -1,6 +1,6 @@
 """878 Vikings battle: every rule constant and variant in one frozen ``Rules`` dataclass.
 
-Section numbers cite the rules notes ``handbook/rules/878.md`` (``878 §x``) and the seed
+Section numbers cite the rules notes ``docs/rules/battle878.md`` (``878 §x``) and the seed
 (Viking Age expansion rulebook, ``SEED §x``). Defaults are the notes' DEFAULT readings; every
 expansion rule is off by default. ``Rules.compile()`` gives the arrays the kernels read.
 
@@ -176,7 +176,13 @@ class CompiledRules(NamedTuple):
  R_ADJ_NORSEMEN, R_ADJ_BERSERKERS, R_ADJ_HOUSECARLS, R_ADJ_THEGNS, R_RUNES_DICE,
  R_PRAYER_DICE, R_FORT_HITS, R_LAGERTHA, R_COMMAND_FYRD, R_FAITH_COUNTS_IGNORED,
  R_MARTYRDOM_BLOCKS_BANK, R_EDMUNDS_SIDE, R_GODS_PEACE_COST, R_CONVERT_COST,
- R_RAGNAROK_COST, R_BATTLE_RAGE_COST, R_DEFEND_FAITH_COST, R_GODS_PEACE_EXIT, N_RI) = range(48)
+ R_RAGNAROK_COST, R_BATTLE_RAGE_COST, R_DEFEND_FAITH_COST, R_GODS_PEACE_EXIT, R_OMENS_COST,
+ R_BFH_CASUALTY, N_RI) = range(50)
+#: readings of the Berserker first-hit rule's reach (878 §4.6, base rule 4.5; SEED §5.4 Seidr)
+BFH_SCOPES = ("first_english_roll", "first_casualty")
+#: Runes/Prayer effect costs in Rune/Faith/Conversion dice (SEED §4.3-4.4)
+COST_FIELDS = ("omens_cost", "battle_rage_cost", "ragnarok_cost", "defend_faith_cost",
+               "convert_cost", "gods_peace_cost")
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,8 @@ class Rules:
 
     Unit counts are the armies at the start (before Fyrd cards and Epic cards add units).
     """
-    # --- armies (878 §4.1)
+    # --- armies (878 §4.1). Assumption: the default armies 6 N + 2 B v 3 H + 4 T are invented
+    # (no source gives a typical battle)
     norsemen: int = 6
     berserkers: int = 2
     housecarls: int = 3
@@ -201,7 +208,12 @@ class Rules:
     fyrd_cards: tuple = DEFAULT_FYRD_CARDS
     # --- base rules
     berserker_first_hit: bool = True     # base rule 4.5 (878 §2.4, §4.6)
-    command_moves_fyrd: bool = False     # 878 §2.3 DEFAULT reading: Fyrd cannot be Command-moved
+    # how long the first-hit rule waits: the first English roll (878 §4.6 DEFAULT) or the
+    # Vikings' first casualty, in whichever English roll it comes (SEED §5.4 Seidr wording)
+    berserker_first_hit_scope: str = "first_english_roll"
+    # assumption (no source; 878 §2.3 only says a Command retreats "one unit"): Commands
+    # never move Fyrd out of a battle
+    command_moves_fyrd: bool = False
     max_rolls: int = 1000                # 878 §4.10 safety cap (truncated outcome), not a rule
     # --- Expansion 1 (SEED §1)
     fort: int = 0                        # SEED §1.4, 878 §4.4
@@ -215,20 +227,27 @@ class Rules:
     edmunds_faith: bool = False          # re-roll Flee and Command results once
     edmunds_faith_side: str = "english"  # which side holds the card
     military_reform: bool = False        # Æthelred: active faction's Hit units flee instead
-    reform_unit: str = "auto"            # active faction (auto: attacking faction with most units)
+    # the active faction (SEED §3.3); assumption: 'auto' = the attacking faction with the most
+    # units (one battle does not say whose turn it is)
+    reform_unit: str = "auto"
     # --- Expansion 4 (SEED §4)
     runes_prayer: bool = False
     runes_dice: int = 4
     prayer_dice: int = 4
-    omens_cost: int = 1                  # fixed by SEED §4.3 (kept as data)
+    omens_cost: int = 1                  # SEED §4.3: Rune dice per Omens of Victory re-roll
     battle_rage_cost: int = 2
     ragnarok_cost: int = 3
     defend_faith_cost: int = 3
     convert_cost: int = 2
     gods_peace_cost: int = 3
-    reserve_berserkers: int = 8          # Battle Rage needs one in the Reserve Pile (DEFAULT data)
+    # Battle Rage needs a Berserker in the Reserve Pile (SEED §4.3); assumption: 8 there (the
+    # pile's size is in no source)
+    reserve_berserkers: int = 8
     gods_peace_exit: bool = True         # SEED §4.4 "if available": an adjacent shire to leave to
-    martyrdom_blocks_bank: bool = True   # 878 §6.8-style DEFAULT: Martyrdom also stops Foul Weather banking
+    # Martyrdom (SEED §4.4: no English Command this roll) under Foul Weather (SEED §7.3:
+    # Commands are banked). Assumption (not in the notes): true = the voided Commands are not
+    # banked either; false = they are still banked against the Vikings' next roll
+    martyrdom_blocks_bank: bool = True
     # --- Expansion 5 (SEED §5)
     raven_banner: bool = False
     seidr: bool = False                  # switches off berserker_first_hit
@@ -259,6 +278,11 @@ class Rules:
                 raise InputError(f"{name} must be in [0, 500], got {v}")
         if self.attacker not in ("vikings", "english"):
             raise InputError(f"attacker must be vikings or english, got {self.attacker!r}")
+        if self.berserker_first_hit_scope not in BFH_SCOPES:
+            raise InputError(f"berserker_first_hit_scope must be one of {', '.join(BFH_SCOPES)}, "
+                             f"got {self.berserker_first_hit_scope!r}")
+        if any(getattr(self, name) < 1 for name in COST_FIELDS):
+            raise InputError(f"{', '.join(COST_FIELDS)} must be at least 1 die each")
         if self.first_roller not in ("defender", "attacker"):
             raise InputError(f"first_roller must be defender or attacker, got {self.first_roller!r}")
         if self.fort not in (0, 1) or self.settlement not in (0, 1):
@@ -351,7 +375,9 @@ class Rules:
                      (R_CONVERT_COST, self.convert_cost), (R_RAGNAROK_COST, self.ragnarok_cost),
                      (R_BATTLE_RAGE_COST, self.battle_rage_cost),
                      (R_DEFEND_FAITH_COST, self.defend_faith_cost),
-                     (R_GODS_PEACE_EXIT, self.gods_peace_exit)):
+                     (R_GODS_PEACE_EXIT, self.gods_peace_exit),
+                     (R_OMENS_COST, self.omens_cost),
+                     (R_BFH_CASUALTY, self.berserker_first_hit_scope == "first_casualty")):
             ints[i] = int(v)
         return CompiledRules(
             faces=faces, rune_faces=rf, prayer_faces=pf,

@@ -60,7 +60,7 @@ class Lookahead:
 
 POLICIES = {"greedy": Greedy, "random": Random, "lookahead": Lookahead}
 POLICY_HELP = {
-    "greedy": "handbook §10: first sea ahead; remove the richest opponent's kingdom settlement",
+    "greedy": "raidboard §10: first sea ahead; remove the richest opponent's kingdom settlement",
     "random": "uniform sea; uniform settlement on the board (own ones too)",
     "lookahead": "best expected landing from the sea roll; remove the leader's most valuable settlement",
 }
