@@ -213,25 +213,38 @@ def frame(setup: Setup, out: dict) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
-def summary(setup: Setup, out: dict) -> dict:
-    n = len(out["outcome"])
-    counts = np.bincount(out["outcome"].astype(np.int64), minlength=len(OUTCOME_KEYS))
+def tally(setup: Setup, out: dict) -> dict:
+    """Additive reduction of a segment's battles (``core.results.add_tallies``)."""
+    vd = _viking_deaths(out)
+    return {"outcome": np.bincount(out["outcome"].astype(np.int64),
+                                   minlength=len(OUTCOME_KEYS)),
+            "valhalla": np.array([int((vd >= setup.rules.valhalla_deaths).sum())]),
+            "rolls": np.array([int(out["rolls"].sum(dtype=np.int64))]),
+            "viking_deaths": np.array([int(vd.sum())]),
+            **{f"{key}_sum": out[key].sum(axis=0, dtype=np.int64)
+               for key in ("dead", "fled", "alive", "effects")}}
+
+
+def summarize(setup: Setup, t: dict, n: int) -> dict:
+    """p_<outcome> of all n battles (Wilson 95%), Valhalla's Glory, mean rolls and losses."""
     s: dict = {"n_battles": n}
     for i, key in enumerate(OUTCOME_KEYS):
-        put_fraction(s, f"p_{key}", int(counts[i]), n)
-    vd = _viking_deaths(out)
-    put_fraction(s, "p_valhalla_glory", int((vd >= setup.rules.valhalla_deaths).sum()), n)
-    s["mean_rolls"] = float(out["rolls"].mean())
-    lost = out["dead"].astype(np.int64) + out["fled"]
+        put_fraction(s, f"p_{key}", int(t["outcome"][i]), n)
+    put_fraction(s, "p_valhalla_glory", int(t["valhalla"][0]), n)
+    s["mean_rolls"] = float(t["rolls"][0] / n)
     for k, name in enumerate(UNIT_NAMES):
-        s[f"mean_lost_{name}"] = float(lost[:, k].mean())
-        s[f"mean_dead_{name}"] = float(out["dead"][:, k].mean())
-        s[f"mean_fled_{name}"] = float(out["fled"][:, k].mean())
-        s[f"mean_alive_{name}"] = float(out["alive"][:, k].mean())
-    s["mean_viking_deaths"] = float(vd.mean())
+        s[f"mean_lost_{name}"] = float((t["dead_sum"][k] + t["fled_sum"][k]) / n)
+        s[f"mean_dead_{name}"] = float(t["dead_sum"][k] / n)
+        s[f"mean_fled_{name}"] = float(t["fled_sum"][k] / n)
+        s[f"mean_alive_{name}"] = float(t["alive_sum"][k] / n)
+    s["mean_viking_deaths"] = float(t["viking_deaths"][0] / n)
     for j, name in enumerate(K.EFFECT_NAMES):
-        s[f"mean_{name}"] = float(out["effects"][:, j].mean())
+        s[f"mean_{name}"] = float(t["effects_sum"][j] / n)
     return s
+
+
+def summary(setup: Setup, out: dict) -> dict:
+    return summarize(setup, tally(setup, out), len(out["outcome"]))
 
 
 def trace(setup: Setup, seed: int) -> str:
@@ -293,6 +306,8 @@ GAME = GameSpec(
     reference_block=reference_block,
     frame=frame,
     summary=summary,
+    tally=tally,
+    summarize=summarize,
     odds=None,
     trace=trace,
     bench_options={"norsemen": 6, "berserkers": 2, "housecarls": 3, "thegns": 4},
