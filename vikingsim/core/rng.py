@@ -25,6 +25,16 @@ def block_generator(seed: int, stream: int, block: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
 
 
+def reseed(gen: np.random.Generator, seed: int, stream: int, block: int) -> np.random.Generator:
+    """Put ``gen`` in the state ``block_generator(seed, stream, block)`` starts in, and return
+    it: the same numbers, without a new Generator object. Kernels are handed reused Generators
+    because numba leaks about 2.7 kB for every *new* Generator object passed to a compiled
+    function (measured: 20,000 blocks grew a process by 108 MB; reusing two objects, 2 MB)."""
+    gen.bit_generator.state = np.random.PCG64(
+        np.random.SeedSequence(seed, spawn_key=(stream, block))).state
+    return gen
+
+
 @jit(inline="always")
 def _d6(rng):
     """One d6 from a Generator: the reference engines use the same expression (style rule 4)."""

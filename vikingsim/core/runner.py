@@ -15,6 +15,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from vikingsim.core import config, rng
 from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
@@ -201,11 +203,12 @@ def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_block
     b0, b1 = s0 // block_games, -(-s1 // block_games)
 
     def run_chunk(first: int) -> int:
+        dice, pol = _thread_generators()
         done = 0
         for b in range(first, min(first + chunk_blocks, b1)):
             g0, g1 = b * block_games, min(s1, (b + 1) * block_games)
-            play(setup, g0 - s0, g1 - s0, rng.block_generator(seed, rng.STREAM_DICE, b),
-                 rng.block_generator(seed, rng.STREAM_POLICY, b), out)
+            play(setup, g0 - s0, g1 - s0, rng.reseed(dice, seed, rng.STREAM_DICE, b),
+                 rng.reseed(pol, seed, rng.STREAM_POLICY, b), out)
             done += g1 - g0
         return done
 
@@ -214,6 +217,16 @@ def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_block
         pool.map(run_chunk, chunks)
     for k in results:
         bar.update(k)
+
+
+_LOCAL = threading.local()
+
+
+def _thread_generators():
+    """This thread's two reusable Generators (reseeded per block; see ``rng.reseed``)."""
+    if not hasattr(_LOCAL, "pair"):
+        _LOCAL.pair = (np.random.default_rng(0), np.random.default_rng(0))
+    return _LOCAL.pair
 
 
 def _warm_up(spec: GameSpec, setup, play, announce: bool) -> float:
