@@ -245,6 +245,10 @@ def test_games_text_shows_policy_help():
     for name in names():
         for policy, text in get(name).policies.items():
             assert f"{policy}" in r.stdout and text.split(";")[0][:40] in r.stdout, policy
+    from vikingsim.games.ravenfeast.warbands import PRESETS
+    rf = r.stdout[r.stdout.index("ravenfeast:"):]
+    assert all(f"    {name}: " in rf for name in PRESETS)
+    assert "[[figures]]" in rf and 'type = "jarl"' in rf and "exact type" in rf
 
 
 def test_many_blocks_do_not_grow_memory():

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import Option
-from vikingsim.games.ravenfeast import duel, duel_reference
+from vikingsim.games.ravenfeast import duel, duel_reference, warbands
 from vikingsim.games.ravenfeast.profiles import (PREDEFINED, PROFILE_NAMES, PROFILES, Profile,
                                                  Stat, compile_profile, compile_profiles,
                                                  get_profile, price, wounds_for)
@@ -357,6 +357,7 @@ GAME = GameSpec(
                    {"mode": "warband", "a": "hirdmen10", "b": "hirdmen10"},
                    {"mode": "scenario", "a": "fight_for_honor", "b": "fight_for_honor"}),
     block_games=16384,   # fast kernel: big RNG blocks keep per-block overhead small
+    help_text=warbands.describe_presets_and_format(),
 )
 
 __all__ = ["GAME", "MODES", "OPTIONS", "OPTION_MODES", "Outcome", "PREDEFINED", "PROFILES",

@@ -220,3 +220,24 @@ def compile_warband(wb: Warband, *, tough_reading: str = "total_wounds"):
         thrall[i] = int(bool(ov.get("thrall", key == "thrall")))
         points2[i] = int(round(2 * price(p, tough_reading=tough_reading)))
     return rows, thrall, points2
+
+
+def describe_presets_and_format() -> str:
+    """Text for ``vikingsim games``: every preset with its figures and points, and how to
+    write an inline list or a TOML warband file."""
+    lines = ["warbands (options a / b in modes warband and scenario):"]
+    for name, parts in PRESETS.items():
+        figs = " + ".join(f"{t}*{k}" if k > 1 else t for t, k, _ in parts)
+        lines.append(f"  {name}: {figs}")
+    lines += ["  or an inline list of unit types: jarl+huskarl*2+bondi*5 "
+              f"(types: {', '.join(PROFILES)})",
+              "  or a .toml file:",
+              '    name = "Jarl\'s hird"          # optional',
+              "    [[figures]]",
+              '    type = "jarl"                 # a unit type',
+              "    count = 1                     # optional, default 1",
+              "    armor = 3                     # optional overrides: "
+              + ", ".join(OVERRIDE_KEYS),
+              "    thrall = false                # optional: capturable (default: type thrall)",
+              "  TOML values must have the exact type (integers, true/false, strings)."]
+    return "\n".join(lines)
