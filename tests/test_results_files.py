@@ -212,7 +212,7 @@ def test_all_truncated_run_says_so(capfd):
     assert "all 200 games hit the safety cap" in err
 
 
-def test_compiling_notice_and_compile_time_reported_apart(capfd):
+def test_compiling_notice_and_compile_time_reported_apart(capfd, monkeypatch):
     """A slow first call is announced while it happens and its time is kept out of
     elapsed_s/games_per_s (reported as compile_s)."""
     spec = get("raidboard")
@@ -224,6 +224,8 @@ def test_compiling_notice_and_compile_time_reported_apart(capfd):
         spec.play_block(setup, g0, g1, dice, pol, out)
     slow_first.done = False
     slow = dataclasses.replace(spec, play_block=slow_first)
+    monkeypatch.setattr(config, "COMPILE_NOTICE_S", 0.3)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     res = simulate(slow, n=5000, seed=1, announce=True)
     assert "compiling kernels (first run only" in capfd.readouterr().err
     assert res.compile_s >= 0.8 > res.elapsed_s

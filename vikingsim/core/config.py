@@ -18,3 +18,5 @@ SEGMENT_GAMES = 1 << 20
 KEEP_BYTES = 1 << 30
 #: Refuse to hold more than this whole (``keep=True``); stream with ``parquet=`` instead.
 KEEP_LIMIT_BYTES = 8 << 30
+#: A warm-up game slower than this is compiling (loading from numba's cache is faster): say so.
+COMPILE_NOTICE_S = 1.0

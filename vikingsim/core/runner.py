@@ -104,7 +104,8 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     rule_columns : bool
         With ``parquet``: also store every option as ``rule_*``/``policy_*`` columns.
     announce : bool
-        Say on stderr when the first call spends time compiling kernels.
+        Say on stderr (when it is a terminal) that kernels are being compiled, once the warm-up
+        game has taken ``config.COMPILE_NOTICE_S``.
     segment_games : int, optional
         Games per segment (default ``config.SEGMENT_GAMES``; results do not depend on it).
 
@@ -233,9 +234,9 @@ def _warm_up(spec: GameSpec, setup, play, announce: bool) -> float:
     """Play one throw-away game so the kernel is compiled (or loaded from numba's cache) before
     the timed run; return the seconds it took. Its streams are the warm-up stream, never a
     run's, and its output is discarded, so it changes no result."""
-    note = threading.Timer(0.5, lambda: print(
+    note = threading.Timer(config.COMPILE_NOTICE_S, lambda: print(
         "vikingsim: compiling kernels (first run only; cached afterwards)...", file=sys.stderr,
-        flush=True)) if announce else None
+        flush=True)) if announce and sys.stderr.isatty() else None
     t0 = time.perf_counter()
     if note is not None:
         note.start()
