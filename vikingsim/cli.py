@@ -117,7 +117,8 @@ def _add_game_args(p, *, policies=True):
     if policies:
         p.add_argument("--players", type=int, default=None, help="number of seats")
         p.add_argument("--policy", dest="policies", action="extend", nargs="+", default=[],
-                       metavar="NAME", help="one policy for every seat, or one per seat")
+                       metavar="POLICY", help="one policy for every seat, or one per seat: "
+                       "a name, name(key=value, ...) or a .toml file (see 'vikingsim games')")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=1.0, help="target seconds per timing")
     b.add_argument("--repeats", type=int, default=3, help="timings per figure (median)")
     b.add_argument("--json", action="store_true", help="print JSON")
-    b.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    b.add_argument("--markdown", action="store_true",
+                   help="print a Markdown table (the default without --json)")
     return ap
 
 
@@ -322,8 +324,6 @@ def _cmd_bench(args) -> int:
     rows = bench(args.games or None, seconds=args.seconds, repeats=args.repeats)
     if args.json:
         _print_json({"bench": rows})
-    elif args.markdown:
-        print(markdown_table(rows))
     else:
         print(markdown_table(rows))
     return 0

@@ -49,6 +49,20 @@ class GameSpec:
         The same metrics as ``summary`` from a tally of n games.
     help_text : str
         Extra text for ``vikingsim games`` (formats, presets).
+    rules_version : str
+        The game's rules version: bump it whenever a change makes the same seed and options
+        give other games (recorded in every manifest; part of the rules hash).
+    outcomes : tuple of str
+        The outcome vocabulary: categories of the frame's ``outcome`` column; the summary has
+        ``p_<outcome>`` and ``p_<outcome>_ci`` for each. ``"truncated"`` is always last.
+    seated : bool
+        Seated games (a winner seat per game) also have ``winner`` (-1 for none) and per-seat
+        ``<name>_<seat>`` frame columns, and ``win_rate``/``win_rate_ci`` per seat.
+    policy_types : dict[str, type]
+        Policy name -> frozen dataclass of its parameters (``core.policies``); policies not
+        listed take no parameters.
+    invariants(setup, out) -> list of str, optional
+        Violations of the game's invariants in per-game arrays ``out`` (empty when sound).
     odds(options: dict) -> dict, optional
         Exact answer for the same metrics, where one exists.
     trace(setup, seed) -> str, optional
@@ -81,6 +95,11 @@ class GameSpec:
     tally: Callable[..., dict] | None = None
     summarize: Callable[..., dict] | None = None
     help_text: str = ""
+    rules_version: str = "1"
+    outcomes: tuple = ()
+    seated: bool = False
+    policy_types: dict = field(default_factory=dict)
+    invariants: Callable[..., list] | None = None
     bench_options: dict = field(default_factory=dict)
     bench_players: int | None = None
     bench_configs: tuple = ()

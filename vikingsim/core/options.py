@@ -1,7 +1,15 @@
 """Flat, typed game options (``--set key=value``): one declaration gives parsing, validation,
-defaults and the ``vikingsim games`` listing."""
+defaults and the ``vikingsim games`` listing.
+
+A rule is declared once, as a field of the game's frozen ``Rules`` dataclass made with
+:func:`rule` (default, help, rules-notes section, range or choices in the field's metadata);
+:func:`options_of` derives the ``Option`` entries from those fields, so no default is written
+twice. Options that are not rules (a mode, a warband spec) are plain ``Option(...)`` entries.
+Policy parameters are declared the same way on the policy dataclasses.
+"""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,4 +112,69 @@ def parse_assignments(items: list[str] | None) -> dict:
             raise InputError(f"--set {key.strip()} given twice ({out[key.strip()]!r} and "
                              f"{value!r}); give each option once")
         out[key.strip()] = value
+    return out
+
+
+def rule(default, help: str, *, section: str = "", lo=None, hi=None, choices=(),
+         option: bool = True, name: str | None = None):
+    """A dataclass field declaring one rule (or policy parameter) once.
+
+    Parameters
+    ----------
+    default : bool, int, float or str
+        The rules notes' DEFAULT reading; its type is the option's type (a str with
+        ``choices`` is a choice).
+    help : str
+        One line for ``vikingsim games``.
+    section : str
+        Where the rule is in the rules notes (``"§6.4"``, ``"SEED §1.4"``); appended to help.
+    lo, hi : number, optional
+        Inclusive bounds of a number.
+    choices : tuple of str
+        Allowed values of a choice.
+    option : bool
+        False for a rule constant that is not exposed as a ``--set`` option.
+    name : str, optional
+        Option name when it differs from the field name.
+    """
+    meta = {"help": help, "section": section, "lo": lo, "hi": hi, "choices": tuple(choices),
+            "option": option, "name": name}
+    return field(default=default, metadata={"vikingsim": meta})
+
+
+def _kind(default, choices) -> str:
+    if isinstance(default, bool):
+        return "bool"
+    if isinstance(default, int):
+        return "int"
+    if isinstance(default, float):
+        return "float"
+    return "choice" if choices else "str"
+
+
+def option_of(f: dataclasses.Field) -> Option | None:
+    """The Option a :func:`rule` field declares (None for plain fields and option=False)."""
+    meta = f.metadata.get("vikingsim")
+    if meta is None or not meta["option"]:
+        return None
+    help = meta["help"]
+    if meta["section"] and meta["section"] not in help:
+        help = f"{help} ({meta['section']})"
+    return Option(meta["name"] or f.name, _kind(f.default, meta["choices"]), f.default, help,
+                  meta["lo"], meta["hi"], meta["choices"])
+
+
+def options_of(cls) -> tuple[Option, ...]:
+    """One Option per :func:`rule` field of the dataclass ``cls``, in field order."""
+    opts = (option_of(f) for f in dataclasses.fields(cls))
+    return tuple(o for o in opts if o is not None)
+
+
+def field_names(cls) -> dict[str, str]:
+    """Option name -> field name for the :func:`rule` fields of ``cls`` that are options."""
+    out = {}
+    for f in dataclasses.fields(cls):
+        o = option_of(f)
+        if o is not None:
+            out[o.name] = f.name
     return out

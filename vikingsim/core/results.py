@@ -16,7 +16,6 @@ import pandas as pd
 
 from vikingsim.core.errors import InputError
 
-_RULES_DIR = Path(__file__).resolve().parents[1] / "games"
 
 
 def package_versions() -> dict:
@@ -38,17 +37,13 @@ def git_commit() -> str | None:
         return None
 
 
-def rules_hash(game: str, options: dict) -> str:
-    """sha256 of the game's rules data (its package's source files, which hold the rule tables
-    and kernels) and the resolved options; the seed is not included."""
-    h = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode())
-    pkg = _RULES_DIR / game
-    if pkg.is_dir():
-        for f in sorted(pkg.rglob("*")):
-            if f.suffix in (".py", ".json", ".toml", ".csv") and f.is_file():
-                h.update(f.name.encode())
-                h.update(f.read_bytes())
-    return h.hexdigest()[:16]
+def rules_hash(game: str, options: dict, rules_version: str = "1") -> str:
+    """sha256 of the game, its declared rules version and the resolved options (the seed is
+    not included): equal hashes mean the same rules. Source bytes are not hashed, so editing a
+    comment changes nothing; a change of behaviour bumps ``GameSpec.rules_version``."""
+    text = json.dumps({"game": game, "rules_version": rules_version, "options": options},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -146,7 +141,8 @@ class Result:
     def manifest(self) -> dict:
         """Everything needed to regenerate the run."""
         return {**self._identity(),
-                "rules_hash": rules_hash(self.game, self.options),
+                "rules_version": self.spec.rules_version,
+                "rules_hash": rules_hash(self.game, self.options, self.spec.rules_version),
                 "rng_scheme": self.spec.rng_scheme,
                 "engine": self.engine,
                 "threads": self.threads,

@@ -56,12 +56,23 @@ def resolve_policies(spec: GameSpec, policies, players: int | None) -> tuple[lis
         raise InputError(
             f"{len(policies)} policies given for {players} players; give one, or one per seat"
         )
-    for p in policies:
-        if p not in spec.policies:
-            raise InputError(
-                f"unknown policy {p!r} for {spec.name}; allowed: {', '.join(spec.policies)}"
-            )
-    return policies, players
+    return [policy_label(spec, p) for p in policies], players
+
+
+def policy_label(spec: GameSpec, text) -> str:
+    """Validate one policy text (``name``, ``name(k=v, ...)`` or a ``.toml`` file) and return
+    its canonical label (``core.policies``); InputError naming the problem."""
+    from vikingsim.core import policies
+
+    name, params = policies.parse(text)
+    if name not in spec.policies:
+        raise InputError(
+            f"unknown policy {name!r} for {spec.name}; allowed: {', '.join(spec.policies)}")
+    if name in spec.policy_types:
+        return policies.label(name, policies.build(spec.name, spec.policy_types, text))
+    if params:
+        raise InputError(f"policy {name} of {spec.name} takes no parameters")
+    return name
 
 
 def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | None = None,
