@@ -68,8 +68,9 @@ def test_huge_n_is_accepted_and_not_held_whole():
         _decide_keep(spec, setup, 2_000_000_000, True)
 
 
-def test_streamed_parquet_equals_kept_frame(tmp_path):
-    """Rows written segment by segment (keep=False) equal the frame of a kept run."""
+def test_streamed_parquet_equals_kept_frame(tmp_path, monkeypatch):
+    """Rows written segment by segment, in slices (keep=False), equal the frame of a kept run."""
+    monkeypatch.setattr(config, "WRITE_ROWS", 3000)
     kept = simulate("raidboard", n=20_000, seed=8, players=3)
     simulate("raidboard", n=20_000, seed=8, players=3, keep=False, segment_games=5000,
              parquet=tmp_path / "s.parquet", rule_columns=True)

@@ -198,7 +198,7 @@ def _play_segments(spec, setup, play, res, seg, threads, chunk_blocks, writer, b
             if spec.tally is not None:
                 tally = add_tallies(tally, spec.tally(setup, out))
             if writer is not None:
-                writer.write(res.segment_frame(out, s0, with_options=writer.rule_columns))
+                _write_segment(writer, res, out, s0)
     except BaseException:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -208,6 +208,15 @@ def _play_segments(spec, setup, play, res, seg, threads, chunk_blocks, writer, b
         if pool is not None:
             pool.shutdown(wait=True)
     return tally
+
+
+def _write_segment(writer, res, out, s0) -> None:
+    """A segment's rows in slices of ``config.WRITE_ROWS`` (a frame is several times the size
+    of the arrays it is made from)."""
+    n = len(next(iter(out.values())))
+    for a in range(0, n, config.WRITE_ROWS):
+        part = {k: v[a:a + config.WRITE_ROWS] for k, v in out.items()}
+        writer.write(res.segment_frame(part, s0 + a, with_options=writer.rule_columns))
 
 
 def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar):
