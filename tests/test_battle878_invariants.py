@@ -1,14 +1,17 @@
 """battle878 invariants over many random battles, every policy and many option combos.
 
-Units are conserved (start + joined = alive + dead + fled + retreated + left), every battle
-has exactly one outcome, counts are never negative, wins match who is left standing.
+``battle878.invariants.invariants`` (also ``GAME.invariants``) checks that units are conserved
+(start + joined = alive + dead + fled + retreated + left), every battle has exactly one known
+outcome, counts are never negative, wins match who is left standing, truncation and the
+Fort/Settlement stay in bounds; ``test_invariants_catch_broken_battles`` shows each check fires.
 """
 import numpy as np
 import pytest
 
 from vikingsim.core.runner import simulate
 from vikingsim.games.battle878 import GAME
-from vikingsim.games.battle878.rules import Outcome
+from vikingsim.games.battle878.invariants import invariants
+from vikingsim.games.battle878.rules import OUTCOME_KEYS, Outcome, Unit
 
 COMBOS = [
     {},
@@ -32,38 +35,42 @@ POLICIES = [("default", "default"), ("greedy", "greedy"), ("smart", "smart"),
 @pytest.mark.parametrize("policies", POLICIES)
 def test_invariants(options, policies):
     r = simulate(GAME, 6000, seed=17, options=options, policies=list(policies), threads=1)
-    o = r.out
-    start = r.setup.start[None, :]
-    total_in = start + o["joined"].astype(np.int64)
-    total_out = (o["alive"].astype(np.int64) + o["dead"] + o["fled"] + o["retreated"]
-                 + o["left"])
-    np.testing.assert_array_equal(total_in, total_out)
-    for key in ("alive", "dead", "fled", "retreated", "joined", "left", "effects"):
-        assert (o[key] >= 0).all(), key
-    assert ((o["outcome"] >= 0) & (o["outcome"] <= int(Outcome.TRUNCATED))).all()
+    assert invariants(r.setup, r.out) == []
     s = r.summary
-    total = sum(s[f"p_{k}"] for k in ("vikings_win", "english_win", "both_eliminated",
-                                       "gods_peace", "vikings_retreat", "english_retreat",
-                                       "truncated"))
-    assert abs(total - 1.0) < 1e-12
-    owners = np.array([0, 0, 1, 1, 1, 0])
-    alive = o["alive"].astype(np.int64)
-    trait = o["traitor"]
-    own = np.tile(owners, (len(trait), 1))
-    rows = np.nonzero(trait >= 0)[0]
-    own[rows, trait[rows]] = 1 - own[rows, trait[rows]]
-    v_alive = (alive * (own == 0)).sum(1) + o["structure"]
-    e_alive = (alive * (own == 1)).sum(1)
-    out = o["outcome"]
-    assert (v_alive[out == Outcome.VIKINGS_WIN] > 0).all()
-    assert (e_alive[out == Outcome.VIKINGS_WIN] == 0).all()
-    assert (v_alive[out == Outcome.ENGLISH_WIN] == 0).all()
-    assert (e_alive[out == Outcome.ENGLISH_WIN] > 0).all()
-    assert (v_alive[out == Outcome.BOTH_ELIMINATED] == 0).all()
-    assert (e_alive[out == Outcome.BOTH_ELIMINATED] == 0).all()
-    assert (v_alive[out == Outcome.GODS_PEACE] > 0).all()
-    assert (o["structure"] >= 0).all()
+    assert abs(sum(s[f"p_{k}"] for k in OUTCOME_KEYS) - 1.0) < 1e-12
     # Valhalla flag equals the death count rule (SEED §6.2)
     df = r.frame
     assert ((df["dead_norsemen"] + df["dead_berserkers"] >= 8) == df["valhalla_glory"]).all()
     assert df["game_id"].tolist()[:3] == [0, 1, 2]
+    assert (df["truncated"] == (df["outcome"] == "truncated")).all()
+
+
+def _broken(change):
+    """Invariant messages after ``change(out, setup)`` breaks sound arrays of 400 battles."""
+    r = simulate(GAME, 400, seed=3, options={"fort": 1, "epic_card": "traitors"},
+                 policies=["retreat", "random"], threads=1)
+    out = {k: v.copy() for k, v in r.out.items()}
+    assert invariants(r.setup, out) == []
+    change(out, r.setup)
+    return " / ".join(invariants(r.setup, out))
+
+
+def _first(out, outcome):
+    return int(np.nonzero(out["outcome"] == outcome)[0][0])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda o, s: o["dead"].__setitem__((0, Unit.NORSEMEN), o["dead"][0, Unit.NORSEMEN] + 1),
+     "not conserved"),
+    (lambda o, s: o["fled"].__setitem__((1, Unit.THEGN), -1), "negative fled"),
+    (lambda o, s: o["outcome"].__setitem__(2, 9), "unknown outcome"),
+    (lambda o, s: o["outcome"].__setitem__(_first(o, Outcome.VIKINGS_WIN), Outcome.ENGLISH_WIN),
+     "english_win but the survivors"),
+    (lambda o, s: o["outcome"].__setitem__(_first(o, Outcome.VIKINGS_WIN), Outcome.TRUNCATED),
+     "truncated before max_rolls"),
+    (lambda o, s: o["structure"].__setitem__(0, 2), "Fort/Settlement Hits outside"),
+    (lambda o, s: (o["traitor"].__setitem__(0, 2), o["epic"].__setitem__(0, 0)),
+     "without the Traitors card"),
+])
+def test_invariants_catch_broken_battles(change, message):
+    assert message in _broken(change)

@@ -149,3 +149,20 @@ def test_jit_off_gives_the_same_arrays():
             outs.append(np.load(path))
         for key in outs[0].files:
             np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
+
+
+@pytest.mark.parametrize("options, policies", [
+    ({}, "default"),
+    ({"runes_prayer": True, "epic_deck": 3, "christians_wrath": True}, "random")])
+def test_trace_tells_the_battle_simulate_plays(options, policies):
+    """``trace(setup, seed, game_id)`` replays the block's earlier battles first, so it tells
+    battle ``game_id`` of the run: same outcome and rolls, in block 0 and in block 1."""
+    from vikingsim.games.battle878.rules import Outcome
+
+    n = GAME.block_games + 10
+    r = simulate(GAME, n, seed=7, options=options, policies=policies, threads=1)
+    for g in (0, 9, GAME.block_games + 4):
+        lines = GAME.trace(r.setup, 7, g).splitlines()
+        assert lines[0].startswith(f"battle878 game {g} of seed 7")
+        outcome, rolls = Outcome(int(r.out["outcome"][g])).name, int(r.out["rolls"][g])
+        assert lines[-1].startswith(f"End: {outcome} after {rolls} rolls"), (g, lines[-1])

@@ -12,7 +12,7 @@ import pytest
 
 from vikingsim.games.battle878 import OPTIONS, exact
 from vikingsim.games.battle878.reference import Battle
-from vikingsim.games.battle878.rules import R_BERSERKER_FIRST_HIT, Face, Rules, rules_from_options
+from vikingsim.games.battle878.rules import Face, RuleSlot, Rules, rules_from_options
 
 # 878 §2.2 face table: (Hit, Flee, Command, Blank) faces of the d6, and max dice (878 §4.3)
 FACES_878_2_2 = {"N": (3, 1, 2, 0), "B": (4, 0, 2, 0), "H": (3, 1, 2, 0), "T": (2, 2, 2, 0),
@@ -47,6 +47,11 @@ def test_face_table_as_the_kernel_reads_it():
         got = tuple(row.count(int(f)) for f in (Face.HIT, Face.FLEE, Face.COMMAND, Face.BLANK))
         assert got == FACES_878_2_2[die], die
         assert "".join(Face(v).name[0] for v in row) == LAYOUT[die], die
+        # what the rolls count: Hit + (Flee << 16) + (Command << 32) per face, so a die adds
+        # exactly one to one count (or none for a Blank)
+        want = [{"H": 1, "F": 1 << 16, "C": 1 << 32, "B": 0}[ch] for ch in LAYOUT[die]]
+        assert list(c.face_pack[i]) == want, die
+        assert c.phit[i] == FACES_878_2_2[die][0] / 6.0, die      # the policies' Hit chance
     # unit slot -> die: N, B, H, T, Fyrd, and the Viking-side Fyrd (Arm Ring) roll Fyrd dice
     assert list(c.unit_die) == [0, 1, 2, 3, 4, 4]
 
@@ -116,7 +121,7 @@ def test_berserker_rule_on_truth_table(first_hit, seidr, on):
     # base rule 4.5 applies unless switched off, or Seidr is in the shire (SEED §5.4)
     r = Rules(berserker_first_hit=first_hit, seidr=seidr)
     assert r.berserker_rule_on is on
-    assert r.compile().ints[R_BERSERKER_FIRST_HIT] == int(on)      # what the kernel reads
+    assert r.compile().ints[RuleSlot.BERSERKER_FIRST_HIT] == int(on)      # what the kernel reads
 
 
 @pytest.mark.parametrize("k, faces", [(1, "HHHHCF"), (2, "HHHHFF"), (3, "HHHFFF"),

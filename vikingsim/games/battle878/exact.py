@@ -800,38 +800,3 @@ def odds_grid(options: dict, **axes) -> "pd.DataFrame":
         cell = dict(zip(names, values))
         rows.append({**cell, **odds({**options, **cell})})
     return pd.DataFrame(rows)
-
-
-def norsemen_equivalent(options: dict, changes: dict, *, max_extra: int = 12) -> float:
-    """How many Norsemen added to (or taken from) ``options`` move P(Vikings win) as much as
-    applying ``changes`` does: "Ragnar is worth about K Norsemen".
-
-    Solves P(win | options, norsemen + K) = P(win | options + changes) for K, interpolating
-    linearly between whole Norsemen (P rises with every Norseman, 878 §4). Negative K: the
-    change hurts the Vikings as much as losing |K| Norsemen. ``nan`` when even ``max_extra``
-    Norsemen (or removing them all) cannot match it.
-
-    Examples
-    --------
-    >>> k = norsemen_equivalent({"norsemen": 3, "berserkers": 2, "housecarls": 2, "thegns": 3},
-    ...                         {"ragnar": True})
-    >>> round(k, 2)
-    1.3
-    """
-    target = odds({**options, **changes})["p_vikings_win"]
-    n0 = int(_rules(options).norsemen)
-
-    def p(n: int) -> float:
-        return odds({**options, "norsemen": n})["p_vikings_win"]
-
-    prev = p(n0)
-    step = 1 if target >= prev else -1
-    k = 0
-    while True:
-        k += step
-        if n0 + k < 0 or abs(k) > max_extra:
-            return float("nan")
-        cur = p(n0 + k)
-        if (cur - target) * step >= 0:          # crossed the target between k - step and k
-            return (k - step) + step * (target - prev) / (cur - prev) if cur != prev else float(k)
-        prev = cur

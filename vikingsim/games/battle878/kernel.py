@@ -1,9 +1,21 @@
 """Private kernels: one 878 battle resolved to the end (878 §4), with every expansion hook.
 
-No input checks here (``setup`` validated everything). Streams: battle dice, Runes/Prayer
-dice, Fyrd-deck draws and the Raven Banner die use ``dice`` (the dice stream); every policy
-coin uses ``pol`` (the policy stream). The plain-Python ``reference.py`` makes the same draws
-in the same order, so results are bit-identical.
+No input checks here (``setup`` validated everything), and no allocation (``nrt=False``): the
+caller passes a block's scratch ``BattleState`` (``new_state``) and ``Outputs``. Kernels read
+the rules from ``CompiledRules`` (``rules.compile()``: face tables counted once, Hit chances,
+``RuleSlot`` integers) and the policies from ``kinds``/``params`` (``policies.PolicyParam``).
+
+Flow: ``_play_block`` plays each battle with ``_battle_base`` (base rules and default
+policies: the lean path on scalars) or ``_battle``: ``_reset``, ``_setup_battle`` (cards,
+Raven Banner, Æthelred), then one ``_one_roll`` per roll: ``_raven_flee`` → ``_roll_side`` →
+``_edmunds_faith`` → ``_ragnar`` → ``_northumbria`` → ``_runes_and_prayer`` → ``_roll_totals``
+(Martyrdom, Raven Hit, Faith, Foul Weather) → ``_own_flees`` → ``_resolve_hits`` →
+``_command_retreats`` → ``_end_check``. Both paths roll with ``_roll`` and allocate Hits with
+``_first_hit_rule`` and ``_lose_in_order``.
+
+Streams: battle dice, Runes/Prayer dice, Fyrd-deck draws and the Raven Banner die use ``dice``
+(the dice stream); every policy coin uses ``pol`` (the policy stream). The plain-Python
+``reference.py`` makes the same draws in the same order, so results are bit-identical.
 
 Draw order of one battle (the contract with ``reference.py``):
   setup: forced Epic card; Fyrd-deck draws (deck built lazily at the first draw: epic_deck
@@ -14,888 +26,997 @@ Draw order of one battle (the contract with ``reference.py``):
   (slot order); Runes/Prayer dice (faction order: Norsemen, Berserker / Housecarl, Thegn);
   spending (rolling side first): Omens re-rolls, Defend-the-Faith Fyrd draws.
 """
+from enum import IntEnum
+from typing import NamedTuple
+
 import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.battle878 import rules as R
-from vikingsim.games.battle878.policies import P_CUT, P_RATIO, PolicyKind
+from vikingsim.games.battle878.policies import PolicyKind, PolicyParam
+from vikingsim.games.battle878.rules import (
+    ENGLISH, LAGERTHA_BERSERKERS, LAGERTHA_NORSEMEN, N_EPIC, N_UNITS, PACK_BITS, UNIT_SIDE, VIKINGS,
+    Die, Epic, Face, Outcome, RuneFace, RuleSlot, Unit)
 
-# unit slots (rules.Unit) and the structure pseudo-target
-UN, UB, UH, UT, UF, UV = 0, 1, 2, 3, 4, 5
-STRUCT = 6
-V, E = 0, 1
-HIT, FLEE, CMD = int(R.Face.HIT), int(R.Face.FLEE), int(R.Face.COMMAND)
-RUNE, CONV, MART, FAITH = (int(R.RuneFace.RUNE), int(R.RuneFace.CONVERSION),
-                           int(R.RuneFace.MARTYRDOM), int(R.RuneFace.FAITH))
-DIE_B = int(R.Die.BERSERKER)
-# Epic bits
-EB_DIS = 1 << int(R.Epic.DISORGANIZED_COMBAT)
-EB_EPIC = 1 << int(R.Epic.EPIC_BATTLE)
-EB_FAITH = 1 << int(R.Epic.FAITH)
-EB_FOUL = 1 << int(R.Epic.FOUL_WEATHER)
-EB_REINF = 1 << int(R.Epic.REINFORCEMENTS)
-EB_SINGLE = 1 << int(R.Epic.SINGLE_COMBAT)
-EB_TRAIT = 1 << int(R.Epic.TRAITORS)
-# policy kinds
-K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM = (
-    int(PolicyKind.DEFAULT), int(PolicyKind.NEVER), int(PolicyKind.GREEDY),
-    int(PolicyKind.SMART), int(PolicyKind.RETREAT), int(PolicyKind.RANDOM))
-# outcomes
-O_VW, O_EW, O_BOTH, O_GP, O_VR, O_ER, O_TR = range(7)
-# effect tallies (out["effects"] columns)
-EF_OMENS, EF_RAGE, EF_RAGNAROK, EF_MARTYRDOM, EF_FIV, EF_DTF, EF_CONVERT, EF_GP, \
-    EF_RUNES_ROLLED, EF_PRAYER_ROLLED = range(10)
-N_EFF = 10
-EFFECT_NAMES = ("omens", "battle_rage", "ragnarok", "martyrdom", "faith_in_victory",
-                "defend_the_faith", "convert", "gods_peace", "runes_rolled", "prayer_rolled")
-# scalar state sv[...] shared with helpers
-S_EPIC, S_TRAITOR, S_DECK_N, S_DECK_POS, S_STRUCT, N_SV = range(6)
+V, E = VIKINGS, ENGLISH
+UN, UB, UH, UT, UF, UV = (int(u) for u in Unit)
+STRUCT = N_UNITS                       # pseudo-target: the Fort/Settlement (878 §4.4)
+HIT, FLEE = int(Face.HIT), int(Face.FLEE)
+RUNE, CONV, MART = int(RuneFace.RUNE), int(RuneFace.CONVERSION), int(RuneFace.MARTYRDOM)
+PACK_MASK = (1 << PACK_BITS) - 1
+EB_DIS = 1 << int(Epic.DISORGANIZED_COMBAT)
+EB_EPIC = 1 << int(Epic.EPIC_BATTLE)
+EB_FAITH = 1 << int(Epic.FAITH)
+EB_FOUL = 1 << int(Epic.FOUL_WEATHER)
+EB_REINF = 1 << int(Epic.REINFORCEMENTS)
+EB_SINGLE = 1 << int(Epic.SINGLE_COMBAT)
+EB_TRAIT = 1 << int(Epic.TRAITORS)
+K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM = (int(k) for k in PolicyKind)
+# what a roll returns: an Outcome, or GOING on
+(VIKINGS_WIN, ENGLISH_WIN, BOTH_ELIMINATED, GODS_PEACE, VIKINGS_RETREAT, ENGLISH_RETREAT,
+ TRUNCATED) = (int(o) for o in Outcome)
+GOING = -1
+# Raven Banner Thegn die (SEED §5.4)
+RAVEN_NONE, RAVEN_HIT, RAVEN_FLEE = 0, 1, 2
+LINEN_MOVES = 2                        # SEED §5.2 Linen Clothes: units moved per Command
+NO_UNIT = -1
 
 
-@jit(inline="always")
-def _owner_alive(cnt, own, side):
-    t = 0
-    for k in range(6):
-        if own[k] == side:
-            t += cnt[k]
+class Effect(IntEnum):
+    """Columns of ``out["effects"]``: Runes/Prayer effects bought and dice rolled (SEED §4)."""
+    OMENS = 0
+    BATTLE_RAGE = 1
+    RAGNAROK = 2
+    MARTYRDOM = 3
+    FAITH_IN_VICTORY = 4
+    DEFEND_THE_FAITH = 5
+    CONVERT = 6
+    GODS_PEACE = 7
+    RUNES_ROLLED = 8
+    PRAYER_ROLLED = 9
+
+
+N_EFF = len(Effect)
+EFFECT_NAMES = tuple(e.name.lower() for e in Effect)
+
+
+class StateSlot(IntEnum):
+    """Scalars of one battle (``BattleState.sv``)."""
+    EPIC = 0            # Epic cards in force, bit 1 << Epic
+    TRAITOR = 1         # Unit slot fighting for the defenders (SEED §7.3), NO_UNIT for none
+    DECK_N = 2          # cards in the Fyrd deck, -1 before the first draw
+    DECK_POS = 3        # cards drawn from it
+    STRUCT = 4          # Hits the Fort/Settlement can still take (SEED §1.4-1.5)
+    RAVEN = 5           # Raven Banner die: RAVEN_NONE / RAVEN_HIT / RAVEN_FLEE
+    REFORM_UNIT = 6     # slot whose Hit units flee (Æthelred, SEED §3.3), NO_UNIT for none
+    FIRST_HIT = 7       # Berserker first-hit rule still pending (878 §4.6)
+    NORTHUMBRIA = 8     # the first English Flee is still to be ignored (878 §4.8)
+    FIRST_ENGLISH = 9   # the English have not rolled yet (Ragnar, 878 §4.7)
+    RUNES_POOL = 10     # Runes dice not on the Viking card (SEED §4.1)
+    RUNES = 11          # Rune faces on the Viking card
+    RUNES_CONV = 12     # Viking dice showing Conversion, on the English Prayer card
+    PRAYER_POOL = 13    # Prayer dice not on the English card
+    FAITH = 14          # Faith faces on the English card
+    PRAYER_CONV = 15    # English dice showing Conversion
+    RAGNAROK = 16       # Ragnarök bought (SEED §4.3)
+    RESERVE = 17        # Berserkers in the Reserve Pile
+    BANK_VIKINGS = 18   # Foul Weather (SEED §7.3): Commands cancelling the Vikings' next Hits
+    BANK_ENGLISH = 19   # ... the English next Hits (BANK_VIKINGS + side)
+
+
+N_STATE = len(StateSlot)
+
+
+class BattleState(NamedTuple):
+    """Scratch state of one battle (int64 arrays, reused by a block's battles)."""
+    cnt: np.ndarray         # (N_UNITS,) units in the battle per Unit slot
+    own: np.ndarray         # (N_UNITS,) side fighting with each slot (Traitors change it)
+    dead: np.ndarray        # (N_UNITS,)
+    fled: np.ndarray        # (N_UNITS,)
+    ret: np.ndarray         # (N_UNITS,) Command-moved out
+    joined: np.ndarray      # (N_UNITS,)
+    left: np.ndarray        # (N_UNITS,) left by Battle Rage or Convert
+    h: np.ndarray           # (N_UNITS,) this roll's Hits per slot
+    fl: np.ndarray          # (N_UNITS,) Flees
+    c: np.ndarray           # (N_UNITS,) Commands
+    nd: np.ndarray          # (N_UNITS,) dice rolled
+    deck: np.ndarray        # (n_fyrd_cards + N_EPIC,) Fyrd deck; Epic e coded -1 - e
+    epic_order: np.ndarray  # (N_EPIC,) scratch of the Epic-card shuffle
+    eff: np.ndarray         # (N_EFF,) Effect tallies
+    sv: np.ndarray          # (N_STATE,) StateSlot scalars
+
+
+class Outputs(NamedTuple):
+    """Per-battle outputs (first axis: game); the arrays ``battle878.allocate`` makes."""
+    outcome: np.ndarray     # int8 Outcome
+    rolls: np.ndarray       # int32
+    alive: np.ndarray       # int16 (n, N_UNITS)
+    dead: np.ndarray
+    fled: np.ndarray
+    retreated: np.ndarray
+    joined: np.ndarray
+    left: np.ndarray
+    structure: np.ndarray   # int8 Fort/Settlement Hits left
+    epic: np.ndarray        # int16 Epic mask
+    traitor: np.ndarray     # int8 Unit slot or -1
+    effects: np.ndarray     # int16 (n, N_EFF)
+
+
+def new_state(cr) -> BattleState:
+    """Scratch state for one block's battles (``_reset`` fills it per battle)."""
+    def z(n):
+        return np.zeros(n, np.int64)
+    return BattleState(*(z(N_UNITS) for _ in range(11)), z(cr.fyrd_cards.shape[0] + N_EPIC),
+                       z(N_EPIC), z(N_EFF), z(N_STATE))
+
+
+# ---------------------------------------------------------------- shared by both paths
+@jit(inline="always", nrt=False)
+def _roll(pack, d, n, dice):
+    """``n`` dice of die ``d`` (``n`` dice draws): their packed counts, one add per die."""
+    acc = 0
+    for _ in range(n):
+        acc += pack[d, _d6(dice) - 1]
+    return acc
+
+
+@jit(inline="always", nrt=False)
+def _hits(acc):
+    return acc & PACK_MASK
+
+
+@jit(inline="always", nrt=False)
+def _flees(acc):
+    return (acc >> PACK_BITS) & PACK_MASK
+
+
+@jit(inline="always", nrt=False)
+def _commands(acc):
+    return acc >> (2 * PACK_BITS)
+
+
+@jit(inline="always", nrt=False)
+def _structure_die(k, struct, fort):
+    """878 §4.4: a standing Fort adds a Norsemen and a Berserker die, a Settlement a
+    Berserker die, to the Vikings' own types."""
+    return 1 if struct > 0 and (k == UB or (k == UN and fort)) else 0
+
+
+@jit(inline="always", nrt=False)
+def _n_dice(units, cap):
+    """878 §4.3: min(units, max dice of the type)."""
+    return units if units < cap else cap
+
+
+@jit(inline="always", nrt=False)
+def _lose_in_order(hits, a, b, c):
+    """878 §4.6 loss order over three unit types holding ``a``, ``b``, ``c`` units: each Hit
+    takes a unit of the first type with any left. Returns (lost a, lost b, lost c, Hits left)."""
+    xa = hits if hits < a else a
+    hits -= xa
+    xb = hits if hits < b else b
+    hits -= xb
+    xc = hits if hits < c else c
+    return xa, xb, xc, hits - xc
+
+
+@jit(inline="always", nrt=False)
+def _first_hit_rule(pending, hits, berserkers, until_casualty):
+    """Base rule 4.5 (878 §4.6) on an English roll: while pending, its first Hit kills a
+    Berserker. Returns (Berserkers taken, 0 or 1; still pending): the rule lapses after this
+    roll, or with ``until_casualty`` (SEED §5.4 'first casualty') only after a roll with Hits."""
+    take = 1 if pending and hits > 0 and berserkers > 0 else 0
+    return take, pending and hits == 0 and until_casualty
+
+
+@jit(inline="always", nrt=False)
+def _standing(va, ea):
+    """878 §4.10 on the units left (``va`` Vikings with the Fort/Settlement, ``ea`` English):
+    an Outcome, or GOING while both sides stand."""
+    if va == 0:
+        return BOTH_ELIMINATED if ea == 0 else ENGLISH_WIN
+    return VIKINGS_WIN if ea == 0 else GOING
+
+
+@jit(inline="always", nrt=False)
+def _first_roller(ri):
+    """878 §4.2: the defender rolls first (DEFAULT), or the attacker."""
+    att = ri[RuleSlot.ATTACKER]
+    return (1 - att) if ri[RuleSlot.FIRST_ROLLER] == 0 else att
+
+
+@jit(inline="always", nrt=False)
+def _structure_hits(ri):
+    """SEED §1.4-1.5: the Hits a Fort (fort_hits) or a Settlement (one) takes."""
+    return ri[RuleSlot.FORT] * ri[RuleSlot.FORT_HITS] + ri[RuleSlot.SETTLEMENT]
+
+
+@jit(inline="always", nrt=False)
+def _ignore_first_flee(f1, f2, f3):
+    """878 §4.8 Northumbria on the base path: the first of the Housecarl, Thegn and Fyrd Flees
+    (f1, f2, f3; at least one) is ignored."""
+    if f1 > 0:
+        return f1 - 1, f2, f3
+    if f2 > 0:
+        return f1, f2 - 1, f3
+    return f1, f2, f3 - 1
+
+
+@jit(nrt=False)
+def _fast_ok(ri, pkind):
+    """True when only base rules are on (878 §4 plus Fort/Settlement, Ragnar, Northumbria and
+    the first-hit rule) and both policies are default/never: ``_battle_base`` then applies."""
+    for seat in range(pkind.shape[0]):
+        if pkind[seat] != K_DEFAULT and pkind[seat] != K_NEVER:
+            return False
+    for i in (RuleSlot.EPIC_MASK, RuleSlot.CHRISTIANS_WRATH, RuleSlot.EDMUNDS_MARTYRDOM,
+              RuleSlot.FYRD_CARD, RuleSlot.ARM_RING, RuleSlot.RAVEN_BANNER,
+              RuleSlot.EDMUNDS_FAITH, RuleSlot.MILITARY_REFORM, RuleSlot.RUNES_PRAYER):
+        if ri[i] != 0:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- the base battle
+@jit(nrt=False)
+def _battle_base(cr, st, dice):
+    """The base battle (878 §4.1-§4.10) on scalars: the lean hot path, under the rules
+    ``_fast_ok`` allows (same draws and results as ``_battle`` there). Writes alive, dead and
+    fled of slots 0..4 into ``st``; returns (outcome, rolls, structure left)."""
+    ri, pack, md = cr.ints, cr.face_pack, cr.max_dice
+    lag = ri[RuleSlot.LAGERTHA]
+    n = ri[RuleSlot.NORSEMEN] + LAGERTHA_NORSEMEN * lag              # SEED §9.2
+    b = ri[RuleSlot.BERSERKERS] + LAGERTHA_BERSERKERS * lag
+    hc, th, fy = ri[RuleSlot.HOUSECARLS], ri[RuleSlot.THEGNS], ri[RuleSlot.FYRD]
+    fort, struct = ri[RuleSlot.FORT], _structure_hits(ri)
+    dn = db = dh = dt = df = fn = fb = fh = ft = ff = 0
+    pending = ri[RuleSlot.BERSERKER_FIRST_HIT] != 0
+    until_cas = ri[RuleSlot.FIRST_HIT_UNTIL_CASUALTY] != 0
+    north, ragnar = ri[RuleSlot.NORTHUMBRIA] != 0, ri[RuleSlot.RAGNAR] != 0
+    side, first_eng = _first_roller(ri), True
+    rolls, outcome = 0, TRUNCATED
+    while rolls < ri[RuleSlot.MAX_ROLLS]:      # 878 §4.10 guard: truncated, not a result
+        rolls += 1
+        if side == V:
+            n1 = _n_dice(n + _structure_die(UN, struct, fort), md[Die.NORSEMEN])
+            n2 = _n_dice(b + _structure_die(UB, struct, fort), md[Die.BERSERKER])
+            a1, a2 = _roll(pack, Die.NORSEMEN, n1, dice), _roll(pack, Die.BERSERKER, n2, dice)
+            x = min(_flees(a1), n)                   # 878 §4.5 own Flees
+            n, fn = n - x, fn + x
+            x = min(_flees(a2), b)
+            b, fb = b - x, fb + x
+            xf, xt, xh, _ = _lose_in_order(_hits(a1) + _hits(a2), fy, th, hc)   # 878 §4.6
+            fy, th, hc, df, dt, dh = fy - xf, th - xt, hc - xh, df + xf, dt + xt, dh + xh
+        else:
+            a1 = _roll(pack, Die.HOUSECARL, _n_dice(hc, md[Die.HOUSECARL]), dice)
+            a2 = _roll(pack, Die.THEGN, _n_dice(th, md[Die.THEGN]), dice)
+            a3 = _roll(pack, Die.FYRD, _n_dice(fy, md[Die.FYRD]), dice)
+            f1, f2, f3 = _flees(a1), _flees(a2), _flees(a3)
+            if ragnar and first_eng:                 # 878 §4.7 Commands count as Flees
+                f1, f2, f3 = f1 + _commands(a1), f2 + _commands(a2), f3 + _commands(a3)
+            if north and f1 + f2 + f3 > 0:           # 878 §4.8: Housecarl, Thegn, Fyrd
+                north = False
+                f1, f2, f3 = _ignore_first_flee(f1, f2, f3)
+            x1, x2, x3 = min(f1, hc), min(f2, th), min(f3, fy)
+            hc, th, fy, fh, ft, ff = hc - x1, th - x2, fy - x3, fh + x1, ft + x2, ff + x3
+            hits = _hits(a1) + _hits(a2) + _hits(a3)
+            take, pending = _first_hit_rule(pending, hits, b, until_cas)
+            xn, xb, xs, _ = _lose_in_order(hits - take, n, b - take, struct)
+            n, b, struct, dn, db = n - xn, b - take - xb, struct - xs, dn + xn, db + take + xb
+            first_eng = False
+        outcome = _standing(n + b + struct, hc + th + fy)
+        if outcome != GOING:
+            break
+        side = 1 - side
+    if outcome == GOING:
+        outcome = TRUNCATED
+    for k, alive, dead, fled in ((UN, n, dn, fn), (UB, b, db, fb), (UH, hc, dh, fh),
+                                 (UT, th, dt, ft), (UF, fy, df, ff)):
+        st.cnt[k], st.dead[k], st.fled[k] = alive, dead, fled
+    return outcome, rolls, struct
+
+
+# ---------------------------------------------------------------- state helpers
+@jit(inline="always", nrt=False)
+def _held(st, k, side):
+    """Units of slot ``k`` fighting for ``side`` (0 if the slot is the other side's)."""
+    return st.cnt[k] if st.own[k] == side else 0
+
+
+@jit(inline="always", nrt=False)
+def _alive(st, side):
+    """Units fighting for ``side``; the Fort/Settlement counts as a Viking unit (SEED §1.5)."""
+    t = st.sv[StateSlot.STRUCT] if side == V else 0
+    for k in range(N_UNITS):
+        if st.own[k] == side:
+            t += st.cnt[k]
     return t
 
 
-@jit
-def _strength(cnt, own, side, struct, fort, settle, max_dice, unit_die, phit):
-    """Expected Hits of one roll times units (+structure): the policies' odds proxy."""
+@jit(nrt=False)
+def _strength(cr, st, side):
+    """Expected Hits of one roll (dice x Hit chance) times units (+structure): the policies'
+    odds proxy (POLICIES 'retreat', 'smart')."""
+    struct, fort = st.sv[StateSlot.STRUCT], cr.ints[RuleSlot.FORT]
     s = 0.0
-    n = 0
-    for k in range(6):
-        if own[k] == side:
-            nd = cnt[k]
-            if side == V and struct > 0 and k == UN and fort:
-                nd += 1
-            if side == V and struct > 0 and k == UB and (fort or settle):
-                nd += 1
-            md = max_dice[unit_die[k]]
-            if nd > md:
-                nd = md
-            s += nd * phit[unit_die[k]]
-            n += cnt[k]
-    if side == V:
-        n += struct
+    n = struct if side == V else 0
+    for k in range(N_UNITS):
+        if st.own[k] == side:
+            d = cr.unit_die[k]
+            extra = _structure_die(k, struct, fort) if side == V else 0
+            s += _n_dice(st.cnt[k] + extra, cr.max_dice[d]) * cr.phit[d]
+            n += st.cnt[k]
     return s * n
 
 
-@jit
-def _activate_epic(e, ri, pkind, cnt, own, joined, sv, pol):
-    """Epic Battle card ``e`` joins this battle (SEED §7.2-7.3); one-off setup effects here."""
-    bit = 1 << e
-    if sv[S_EPIC] & bit:
+@jit(inline="always", nrt=False)
+def _join(st, k, x):
+    st.cnt[k] += x
+    st.joined[k] += x
+
+
+@jit(inline="always", nrt=False)
+def _lose(st, k, x):
+    """``x`` Hits on slot ``k``: its units die, or flee under Single Combat (SEED §7.3),
+    Æthelred's Military Reform (SEED §3.3) or, for Viking units, Ragnarök (SEED §4.3)."""
+    if x == 0:
         return
-    sv[S_EPIC] |= bit
-    if bit == EB_REINF:  # SEED §7.3 Reinforcements: 4 units per faction + 4 Fyrd
-        ru = ri[R.R_REINF_UNITS]
-        for k in range(4):
-            cnt[k] += ru
-            joined[k] += ru
-        cnt[UF] += ri[R.R_REINF_FYRD]
-        joined[UF] += ri[R.R_REINF_FYRD]
+    sv = st.sv
+    st.cnt[k] -= x
+    if ((sv[StateSlot.EPIC] & EB_SINGLE) or k == sv[StateSlot.REFORM_UNIT]
+            or (sv[StateSlot.RAGNAROK] and st.own[k] == V and k <= UB)):
+        st.fled[k] += x
+    else:
+        st.dead[k] += x
+
+
+# ---------------------------------------------------------------- setup (draw order: see top)
+@jit(nrt=False)
+def _reset(cr, st):
+    """The armies at the start (878 §4.1; SEED §9.2 Lagertha brings her own); every count,
+    tally and scalar of the previous battle cleared."""
+    ri, sv = cr.ints, st.sv
+    lag = ri[RuleSlot.LAGERTHA]
+    for k, units in ((UN, ri[RuleSlot.NORSEMEN] + LAGERTHA_NORSEMEN * lag),
+                     (UB, ri[RuleSlot.BERSERKERS] + LAGERTHA_BERSERKERS * lag),
+                     (UH, ri[RuleSlot.HOUSECARLS]), (UT, ri[RuleSlot.THEGNS]),
+                     (UF, ri[RuleSlot.FYRD]), (UV, 0)):
+        st.cnt[k] = units
+        st.own[k] = UNIT_SIDE[k]
+        st.dead[k] = st.fled[k] = st.ret[k] = st.joined[k] = st.left[k] = 0
+    st.eff[:] = 0
+    sv[:] = 0
+    sv[StateSlot.TRAITOR] = NO_UNIT
+    sv[StateSlot.DECK_N] = -1
+    sv[StateSlot.STRUCT] = _structure_hits(ri)
+    sv[StateSlot.REFORM_UNIT] = NO_UNIT
+    sv[StateSlot.FIRST_HIT] = ri[RuleSlot.BERSERKER_FIRST_HIT]
+    sv[StateSlot.NORTHUMBRIA] = ri[RuleSlot.NORTHUMBRIA]
+    sv[StateSlot.FIRST_ENGLISH] = 1
+    sv[StateSlot.RUNES_POOL] = ri[RuleSlot.RUNES_DICE]      # SEED §4.1, §4.5: no dice placed
+    sv[StateSlot.PRAYER_POOL] = ri[RuleSlot.PRAYER_DICE]
+    sv[StateSlot.RESERVE] = ri[RuleSlot.RESERVE_BERSERKERS]
+
+
+@jit(nrt=False)
+def _activate_epic(e, cr, pkind, st, pol):
+    """Epic Battle card ``e`` joins this battle (SEED §7.2-7.3); one-off setup effects here."""
+    ri, sv, cnt, own = cr.ints, st.sv, st.cnt, st.own
+    bit = 1 << e
+    if sv[StateSlot.EPIC] & bit:
+        return
+    sv[StateSlot.EPIC] |= bit
+    if bit == EB_REINF:  # SEED §7.3 Reinforcements: units per faction + Fyrd
+        for k in (UN, UB, UH, UT):
+            _join(st, k, ri[RuleSlot.REINFORCEMENTS_UNITS])
+        _join(st, UF, ri[RuleSlot.REINFORCEMENTS_FYRD])
     elif bit == EB_EPIC:  # SEED §7.3 Epic Battle: defenders first; policies bring all units
-        for k, rk in ((UN, R.R_ADJ_NORSEMEN), (UB, R.R_ADJ_BERSERKERS),
-                      (UH, R.R_ADJ_HOUSECARLS), (UT, R.R_ADJ_THEGNS)):
-            cnt[k] += ri[rk]
-            joined[k] += ri[rk]
+        for k, slot in ((UN, RuleSlot.ADJ_NORSEMEN), (UB, RuleSlot.ADJ_BERSERKERS),
+                        (UH, RuleSlot.ADJ_HOUSECARLS), (UT, RuleSlot.ADJ_THEGNS)):
+            _join(st, k, ri[slot])
     elif bit == EB_TRAIT:  # SEED §7.3 Traitors (878 §5 default pick, §6.8 one faction: none)
-        att = ri[R.R_ATTACKER]
-        a = UN if att == V else UH
-        b = UB if att == V else UT
-        if cnt[a] > 0 and cnt[b] > 0 and own[a] == att and own[b] == att and sv[S_TRAITOR] < 0:
+        att = ri[RuleSlot.ATTACKER]
+        a, b = (UN, UB) if att == V else (UH, UT)
+        if (cnt[a] > 0 and cnt[b] > 0 and own[a] == att and own[b] == att
+                and sv[StateSlot.TRAITOR] < 0):
             if pkind[att] == K_RANDOM:
-                t = a if pol.random() < 0.5 else b
+                t = a if int(pol.random() * 2) == 0 else b     # uniform pick of the two
             elif att == V:
                 t = UB if cnt[UB] < cnt[UN] else UN      # fewer units; tie: Norsemen
             else:
                 t = UH if cnt[UH] < cnt[UT] else UT      # fewer units; tie: Thegns
             own[t] = 1 - att
-            sv[S_TRAITOR] = t
+            sv[StateSlot.TRAITOR] = t
 
 
-@jit
-def _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv, dice, pol):
+@jit(nrt=False)
+def _draw_fyrd(cr, pkind, st, dice, pol):
     """Draw Fyrd cards until a Fyrd card (878 §2.5, SEED §7.2); returns its Fyrd count.
 
     Deck = fyrd_cards + epic_deck Epic cards (coded -1-e), built at the first draw of the
     battle; each draw picks uniformly among the cards left. An empty deck is rebuilt from the
     Fyrd cards only (DEFAULT simplification of SEED §7.2's reshuffle).
     """
-    nf = fyrd_cards.shape[0]
-    if sv[S_DECK_N] < 0:
+    sv, deck, ep, cards = st.sv, st.deck, st.epic_order, cr.fyrd_cards
+    nf = cards.shape[0]
+    if sv[StateSlot.DECK_N] < 0:
         for i in range(nf):
-            deck[i] = fyrd_cards[i]
-        k = ri[R.R_EPIC_DECK]
-        ep = np.arange(8)
+            deck[i] = cards[i]
+        k = cr.ints[RuleSlot.EPIC_DECK]
+        for i in range(N_EPIC):
+            ep[i] = i
         for i in range(k):
-            j = i + int(dice.random() * (8 - i))
-            x = ep[i]
-            ep[i] = ep[j]
-            ep[j] = x
+            j = i + int(dice.random() * (N_EPIC - i))
+            ep[i], ep[j] = ep[j], ep[i]
             deck[nf + i] = -1 - ep[i]
-        sv[S_DECK_N] = nf + k
-        sv[S_DECK_POS] = 0
+        sv[StateSlot.DECK_N] = nf + k
+        sv[StateSlot.DECK_POS] = 0
     while True:
-        if sv[S_DECK_POS] >= sv[S_DECK_N]:
+        if sv[StateSlot.DECK_POS] >= sv[StateSlot.DECK_N]:
             for i in range(nf):
-                deck[i] = fyrd_cards[i]
-            sv[S_DECK_N] = nf
-            sv[S_DECK_POS] = 0
-        p = sv[S_DECK_POS]
-        j = p + int(dice.random() * (sv[S_DECK_N] - p))
+                deck[i] = cards[i]
+            sv[StateSlot.DECK_N] = nf
+            sv[StateSlot.DECK_POS] = 0
+        p = sv[StateSlot.DECK_POS]
+        j = p + int(dice.random() * (sv[StateSlot.DECK_N] - p))
         x = deck[j]
         deck[j] = deck[p]
         deck[p] = x
-        sv[S_DECK_POS] = p + 1
+        sv[StateSlot.DECK_POS] = p + 1
         if x >= 0:
             return x
-        _activate_epic(-1 - x, ri, pkind, cnt, own, joined, sv, pol)
+        _activate_epic(-1 - x, cr, pkind, st, pol)
 
 
-@jit
-def _hit_target(kind, side, cnt, own, struct, pol):
-    """Which of ``side``'s units takes the next Hit (878 §4.6 orders, or random). -1: none."""
-    if kind == K_RANDOM:
-        n = 0
-        for k in range(6):
-            if own[k] == side and cnt[k] > 0:
-                n += 1
-        if side == V and struct > 0:
-            n += 1
-        if n == 0:
-            return -1
-        pick = int(pol.random() * n)
-        for k in range(6):
-            if own[k] == side and cnt[k] > 0:
-                if pick == 0:
-                    return k
-                pick -= 1
-        return STRUCT
-    if side == V:  # traitors (878 §5), Viking Fyrd (§4.14), Norsemen, Berserkers, Fort (§4.6)
-        for k in (UH, UT):
-            if own[k] == V and cnt[k] > 0:
-                return k
-        if own[UV] == V and cnt[UV] > 0:
-            return UV
-        if own[UN] == V and cnt[UN] > 0:
-            return UN
-        if own[UB] == V and cnt[UB] > 0:
-            return UB
-        if struct > 0:
-            return STRUCT
-        return -1
-    # English: traitor units first, then Fyrd, Thegns, Housecarls
-    if own[UN] == E and cnt[UN] > 0:
-        return UN
-    if own[UB] == E and cnt[UB] > 0:
-        return UB
-    if cnt[UF] > 0:
-        return UF
-    if own[UT] == E and cnt[UT] > 0:
-        return UT
-    if own[UH] == E and cnt[UH] > 0:
-        return UH
-    return -1
+@jit(nrt=False)
+def _fyrd_joins(k, cr, pkind, st, dice, pol):
+    """A Fyrd card's Fyrd join slot ``k`` (English Fyrd, or Viking-side with the Arm Ring)."""
+    _join(st, k, _draw_fyrd(cr, pkind, st, dice, pol))
 
 
-@jit
-def _disorganized_target(side, cnt, own, struct):
+@jit(nrt=False)
+def _setup_battle(cr, pkind, st, dice, pol):
+    """Before the first roll: the Epic card in force, the Fyrd cards drawn at the start, the
+    Raven Banner die and Æthelred's active faction (draw order: module docstring)."""
+    ri, sv = cr.ints, st.sv
+    for e in range(N_EPIC):
+        if ri[RuleSlot.EPIC_MASK] & (1 << e):
+            _activate_epic(e, cr, pkind, st, pol)
+    for trigger in (RuleSlot.CHRISTIANS_WRATH, RuleSlot.EDMUNDS_MARTYRDOM,   # SEED §1.3, §5.2
+                    RuleSlot.FYRD_CARD):                                     # 878 §2.5
+        if ri[trigger]:
+            _fyrd_joins(UF, cr, pkind, st, dice, pol)
+    if ri[RuleSlot.ARM_RING]:                        # SEED §5.4: Fyrd on the Viking side
+        _fyrd_joins(UV, cr, pkind, st, dice, pol)
+    if ri[RuleSlot.RAVEN_BANNER]:                    # SEED §5.4: one Thegn die at the start
+        face = cr.faces[Die.THEGN, _d6(dice) - 1]
+        sv[StateSlot.RAVEN] = RAVEN_HIT if face == HIT else (
+            RAVEN_FLEE if face == FLEE else RAVEN_NONE)
+    if ri[RuleSlot.MILITARY_REFORM]:
+        sv[StateSlot.REFORM_UNIT] = _reform_unit(ri, st.cnt)
+
+
+@jit(nrt=False)
+def _reform_unit(ri, cnt):
+    """Æthelred's active faction (SEED §3.3); 'auto' (assumption): the attacking faction with
+    the most units."""
+    u = ri[RuleSlot.REFORM_UNIT]
+    if u >= 0:
+        return u
+    if ri[RuleSlot.ATTACKER] == V:
+        return UN if cnt[UN] >= cnt[UB] else UB
+    return UH if cnt[UH] >= cnt[UT] else UT
+
+
+# ---------------------------------------------------------------- one roll
+@jit(inline="always", nrt=False)
+def _raven_flee(st):
+    """SEED §5.4 Raven Banner Flee: a Norseman and a Berserker flee before each Viking roll."""
+    for k in (UN, UB):
+        if st.own[k] == V and st.cnt[k] > 0:
+            st.cnt[k] -= 1
+            st.fled[k] += 1
+
+
+@jit(inline="always", nrt=False)
+def _roll_side(cr, st, s, dice):
+    """878 §4.3: side ``s`` rolls min(units, max dice) per slot, slot order; 878 §4.4 Fort and
+    Settlement dice. Sets this roll's ``h``, ``fl``, ``c``, ``nd`` (zero for the other side)."""
+    struct, fort = st.sv[StateSlot.STRUCT], cr.ints[RuleSlot.FORT]
+    for k in range(N_UNITS):
+        st.h[k] = st.fl[k] = st.c[k] = st.nd[k] = 0
+        if st.own[k] != s:
+            continue
+        d = cr.unit_die[k]
+        extra = _structure_die(k, struct, fort) if s == V else 0
+        n = _n_dice(st.cnt[k] + extra, cr.max_dice[d])
+        acc = _roll(cr.face_pack, d, n, dice)
+        st.nd[k], st.h[k], st.fl[k], st.c[k] = n, _hits(acc), _flees(acc), _commands(acc)
+
+
+@jit(nrt=False)
+def _reroll(cr, st, k, m, dice):
+    """Re-roll ``m`` dice of slot ``k`` whose non-Hit results are dropped (Edmund's Faith,
+    Omens of Victory): their new Hits add up, Flees and Commands are what they show now."""
+    acc = _roll(cr.face_pack, cr.unit_die[k], m, dice)
+    st.h[k] += _hits(acc)
+    st.fl[k] = _flees(acc)
+    st.c[k] = _commands(acc)
+
+
+@jit(inline="always", nrt=False)
+def _edmunds_faith(cr, st, dice):
+    """SEED §3.3 Edmund's Faith: the holder re-rolls its Flee and Command results once."""
+    for k in range(N_UNITS):
+        m = st.fl[k] + st.c[k]
+        if m > 0:
+            _reroll(cr, st, k, m, dice)
+
+
+@jit(inline="always", nrt=False)
+def _ragnar(st):
+    """878 §4.7 Ragnar: the Commands of the first English roll count as Flees."""
+    for k in range(N_UNITS):
+        st.fl[k] += st.c[k]
+        st.c[k] = 0
+
+
+@jit(inline="always", nrt=False)
+def _northumbria(st):
+    """878 §4.8: the first English Flee of the battle is ignored (Housecarl, Thegn, Fyrd,
+    then traitor units). Returns whether a Flee was ignored this roll."""
+    for k in (UH, UT, UF, UB, UN):
+        if st.own[k] == E and st.fl[k] > 0:
+            st.fl[k] -= 1
+            st.sv[StateSlot.NORTHUMBRIA] = 0
+            return True
+    return False
+
+
+@jit(inline="always", nrt=False)
+def _roll_totals(cr, st, s, martyr, ignored):
+    """The roll's (Hits, Commands) after Martyrdom (SEED §4.4: no English Command; under Foul
+    Weather they are not banked either unless martyrdom_blocks_bank is off), the Raven Banner
+    Hit (SEED §5.4), the Faith card (SEED §7.3: one Flee also counts as a Hit) and Foul Weather
+    (SEED §7.3: the other side's banked Commands cancel Hits; this roll's Commands are banked)."""
+    ri, sv = cr.ints, st.sv
+    epic = sv[StateSlot.EPIC]
+    if martyr and (ri[RuleSlot.MARTYRDOM_BLOCKS_BANK] or not (epic & EB_FOUL)):
+        st.c[:] = 0
+    hits = nfl = ncmd = 0
+    for k in range(N_UNITS):
+        hits += st.h[k]
+        nfl += st.fl[k]
+        ncmd += st.c[k]
+    if s == V and sv[StateSlot.RAVEN] == RAVEN_HIT:
+        hits += 1
+    if epic & EB_FAITH and (nfl > 0 or (ignored and ri[RuleSlot.FAITH_COUNTS_IGNORED_FLEE])):
+        hits += 1
+    if epic & EB_FOUL:
+        mine = StateSlot.BANK_VIKINGS + s
+        hits -= min(sv[mine], hits)
+        sv[mine] = 0
+        sv[StateSlot.BANK_VIKINGS + 1 - s] = ncmd
+    return hits, ncmd
+
+
+@jit(inline="always", nrt=False)
+def _own_flees(st):
+    """878 §4.5: each Flee removes a unit of its own type; extra Flees are lost (the
+    Fort/Settlement never flees; fled Fyrd leave play)."""
+    for k in range(N_UNITS):
+        x = min(st.fl[k], st.cnt[k])
+        st.cnt[k] -= x
+        st.fled[k] += x
+
+
+# ---------------------------------------------------------------- Hits (878 §4.6)
+@jit(nrt=False)
+def _disorganized_target(side, st):
     """SEED §7.3 Disorganized Combat: the roller hits the most valuable enemy (878 §5)."""
     if side == V:
         for k in (UB, UN):
-            if own[k] == V and cnt[k] > 0:
+            if _held(st, k, V) > 0:
                 return k
-        if struct > 0:
+        if st.sv[StateSlot.STRUCT] > 0:
             return STRUCT
         for k in (UV, UH, UT):       # Viking Fyrd, then English traitors (878 §5: least valuable)
-            if own[k] == V and cnt[k] > 0:
+            if _held(st, k, V) > 0:
                 return k
-        return -1
+        return NO_UNIT
     for k in (UH, UT, UF, UB, UN):
-        if own[k] == E and cnt[k] > 0:
+        if _held(st, k, E) > 0:
             return k
-    return -1
+    return NO_UNIT
 
 
-@jit
-def _resolve_hits(nh, s, cnt, own, dead, fled, struct, bfh, dis, reform_unit,
-                  single, ragnarok, kind_recv, pol):
-    """Apply ``nh`` Hits of side ``s`` to the other side; returns the structure left.
+@jit(nrt=False)
+def _random_target(side, st, pol):
+    """POLICIES 'random': a uniform pick among ``side``'s unit types present (Unit order, then
+    the Fort/Settlement); one policy draw, none when nothing is left."""
+    struct = st.sv[StateSlot.STRUCT] if side == V else 0
+    n = 1 if struct > 0 else 0
+    for k in range(N_UNITS):
+        if _held(st, k, side) > 0:
+            n += 1
+    if n == 0:
+        return NO_UNIT
+    pick = int(pol.random() * n)
+    for k in range(N_UNITS):
+        if _held(st, k, side) > 0:
+            if pick == 0:
+                return k
+            pick -= 1
+    return STRUCT
 
-    Berserker first-hit rule (878 §4.6, base 4.5) on the first Hit when ``bfh``; Disorganized
-    Combat (SEED §7.3) picks the next Hit's target; Single Combat, Ragnarök (SEED §4.3) and
-    Æthelred (SEED §3.3, ``reform_unit``) turn deaths into flights. No dice drawn.
-    """
-    r = 1 - s
-    dis_left = dis
-    for i in range(nh):
-        t = -1
-        if i == 0 and bfh and own[UB] == V and cnt[UB] > 0:
-            t = UB
-        elif dis_left:
-            t = _disorganized_target(r, cnt, own, struct)
-            dis_left = False
-        else:
-            t = _hit_target(kind_recv, r, cnt, own, struct, pol)
-        if t < 0:
-            break
-        if t == STRUCT:
-            struct -= 1
+
+@jit(nrt=False)
+def _lose_one(st, t):
+    if t == STRUCT:
+        st.sv[StateSlot.STRUCT] -= 1
+    else:
+        _lose(st, t, 1)
+
+
+@jit(inline="always", nrt=False)
+def _hits_in_loss_order(hits, side, st):
+    """878 §4.6 DEFAULT orders: Vikings lose traitor units (878 §5), Viking-side Fyrd
+    (878 §4.14), Norsemen, Berserkers, then the Fort/Settlement; the English lose traitor
+    units, Fyrd, Thegns, Housecarls. Hits beyond the units present are lost."""
+    sv = st.sv
+    if side == V:
+        a, b, c, hits = _lose_in_order(hits, _held(st, UH, V), _held(st, UT, V), st.cnt[UV])
+        _lose(st, UH, a)
+        _lose(st, UT, b)
+        _lose(st, UV, c)
+        a, b, c, hits = _lose_in_order(hits, _held(st, UN, V), _held(st, UB, V),
+                                       sv[StateSlot.STRUCT])
+        _lose(st, UN, a)
+        _lose(st, UB, b)
+        sv[StateSlot.STRUCT] -= c
+    else:
+        a, b, _, hits = _lose_in_order(hits, _held(st, UN, E), _held(st, UB, E), 0)
+        _lose(st, UN, a)
+        _lose(st, UB, b)
+        a, b, c, hits = _lose_in_order(hits, st.cnt[UF], _held(st, UT, E), _held(st, UH, E))
+        _lose(st, UF, a)
+        _lose(st, UT, b)
+        _lose(st, UH, c)
+
+
+@jit(inline="always", nrt=False)
+def _resolve_hits(hits, s, cr, st, kind_recv, pol):
+    """Side ``s`` scores ``hits`` on the other side (878 §4.6): on an English roll the
+    Berserker first-hit rule first (base rule 4.5, updated even without Hits), then one Hit
+    picked by the roller under Disorganized Combat (SEED §7.3), then the receiver's policy
+    (loss order, or a random pick per Hit). Dice: none; policy draws: 'random' only."""
+    sv = st.sv
+    if s == E:
+        take, sv[StateSlot.FIRST_HIT] = _first_hit_rule(
+            sv[StateSlot.FIRST_HIT] != 0, hits, _held(st, UB, V),
+            cr.ints[RuleSlot.FIRST_HIT_UNTIL_CASUALTY] != 0)
+        _lose(st, UB, take)
+        hits -= take
+    if hits > 0 and sv[StateSlot.EPIC] & EB_DIS:
+        t = _disorganized_target(1 - s, st)
+        if t == NO_UNIT:
+            return
+        _lose_one(st, t)
+        hits -= 1
+    if kind_recv != K_RANDOM:
+        _hits_in_loss_order(hits, 1 - s, st)
+        return
+    for _ in range(hits):
+        t = _random_target(1 - s, st, pol)
+        if t == NO_UNIT:
+            return
+        _lose_one(st, t)
+
+
+# ---------------------------------------------------------------- Runes and Prayer (SEED §4)
+@jit(inline="always", nrt=False)
+def _place_rune(cr, st, dice):
+    """Roll one Runes die onto the cards: a Rune on the Viking card, a Conversion on the
+    English Prayer card (SEED §4.4 note)."""
+    st.eff[Effect.RUNES_ROLLED] += 1
+    if cr.rune_faces[_d6(dice) - 1] == RUNE:
+        st.sv[StateSlot.RUNES] += 1
+    else:
+        st.sv[StateSlot.RUNES_CONV] += 1
+
+
+@jit(inline="always", nrt=False)
+def _roll_runes(cr, kind, pp, st, dice, pol):
+    """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
+    re-roll one (a Conversion, to deny the English)."""
+    sv = st.sv
+    for k in (UN, UB):
+        if _held(st, k, V) == 0:
             continue
-        cnt[t] -= 1
-        if single or t == reform_unit or (ragnarok and own[t] == V and t <= UB):
-            fled[t] += 1
+        want = kind == K_GREEDY
+        if kind == K_SMART:   # stop feeding the Prayer card Conversions (God's Peace threat)
+            want = (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV]
+                    < cr.ints[RuleSlot.GODS_PEACE_COST] - pp[V, PolicyParam.RUNES_MARGIN])
+        elif kind == K_RANDOM:
+            want = pol.random() < pp[V, PolicyParam.DIE_CHANCE]
+        if sv[StateSlot.RUNES_POOL] > 0:
+            if want:
+                sv[StateSlot.RUNES_POOL] -= 1
+                _place_rune(cr, st, dice)
+        elif sv[StateSlot.RUNES_CONV] > 0 and (
+                kind == K_GREEDY or kind == K_SMART
+                or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])):
+            sv[StateSlot.RUNES_CONV] -= 1
+            _place_rune(cr, st, dice)
+
+
+@jit(inline="always", nrt=False)
+def _roll_prayer(cr, kind, pp, st, dice, pol):
+    """SEED §4.1: each English faction present may roll one Prayer die (with all placed, a
+    Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4: automatic; the die
+    leaves the card at once)."""
+    sv, martyr = st.sv, False
+    for k in (UH, UT):
+        if _held(st, k, E) == 0 or not (
+                kind == K_GREEDY or kind == K_SMART
+                or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])):
+            continue
+        if sv[StateSlot.PRAYER_POOL] > 0:
+            sv[StateSlot.PRAYER_POOL] -= 1
+        elif sv[StateSlot.FAITH] > 0:
+            sv[StateSlot.FAITH] -= 1
         else:
-            dead[t] += 1
-    return struct
+            continue
+        face = cr.prayer_faces[_d6(dice) - 1]
+        st.eff[Effect.PRAYER_ROLLED] += 1
+        if face == MART:
+            martyr = True
+            st.eff[Effect.MARTYRDOM] += 1
+            sv[StateSlot.PRAYER_POOL] += 1
+        elif face == CONV:
+            sv[StateSlot.PRAYER_CONV] += 1
+        else:
+            sv[StateSlot.FAITH] += 1
+    return martyr
 
 
-@jit
-def _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces, max_dice, unit_die,
-            fyrd_cards, ri, phit, pkind, pparam, dice, pol, cnt, own, dead, fled, ret, joined,
-            left, h, fl, c, nd, deck, eff, sv):
-    """One battle to the end. Returns (outcome, rolls, structure left). No input checks.
+@jit(inline="always", nrt=False)
+def _pay_runes(sv, n):
+    sv[StateSlot.RUNES] -= n
+    sv[StateSlot.RUNES_POOL] += n     # SEED §4.2: spent dice may be rolled again
 
-    Per-slot arrays (int64, shape=(6,), Unit order) are reset here and hold the result;
-    ``hit_t``, ``flee_t``, ``cmd_t`` (int64, shape=(5, 6)) are 0/1 face tables of ``faces``.
-    """
-    att = ri[R.R_ATTACKER]
-    lag = ri[R.R_LAGERTHA]
-    cnt[UN] = ri[R.R_NORSEMEN] + 2 * lag       # SEED §9.2 Lagertha brings 2 N + 1 B
-    cnt[UB] = ri[R.R_BERSERKERS] + lag
-    cnt[UH] = ri[R.R_HOUSECARLS]
-    cnt[UT] = ri[R.R_THEGNS]
-    cnt[UF] = ri[R.R_FYRD]
-    cnt[UV] = 0
-    for k in range(6):
-        own[k] = V if (k <= UB or k == UV) else E
-        dead[k] = 0
-        fled[k] = 0
-        ret[k] = 0
-        joined[k] = 0
-        left[k] = 0
-    for k in range(N_EFF):
-        eff[k] = 0
-    fort = ri[R.R_FORT]
-    settle = ri[R.R_SETTLEMENT]
-    struct = fort * ri[R.R_FORT_HITS] + settle   # SEED §1.4-1.5: one Hit each
-    sv[S_EPIC] = 0
-    sv[S_TRAITOR] = -1
-    sv[S_DECK_N] = -1
-    sv[S_DECK_POS] = 0
-    # ---- setup (draw order: see module docstring)
-    if ri[R.R_EPIC_MASK]:
-        for e in range(8):
-            if ri[R.R_EPIC_MASK] & (1 << e):
-                _activate_epic(e, ri, pkind, cnt, own, joined, sv, pol)
-    if ri[R.R_CHRISTIANS_WRATH]:   # SEED §1.3
-        x = _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv, dice, pol)
-        cnt[UF] += x
-        joined[UF] += x
-    if ri[R.R_EDMUNDS_MARTYRDOM]:  # SEED §5.2
-        x = _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv, dice, pol)
-        cnt[UF] += x
-        joined[UF] += x
-    if ri[R.R_FYRD_CARD]:          # 878 §2.5 base trigger
-        x = _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv, dice, pol)
-        cnt[UF] += x
-        joined[UF] += x
-    if ri[R.R_ARM_RING]:           # SEED §5.4: Fyrd on the Viking side
-        x = _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv, dice, pol)
-        cnt[UV] += x
-        joined[UV] += x
-    raven = 0
-    if ri[R.R_RAVEN_BANNER]:       # SEED §5.4: one Thegn die at the start
-        rf = faces[3, _d6(dice) - 1]
-        if rf == HIT:
-            raven = 1
-        elif rf == FLEE:
-            raven = 2
-    # Æthelred's active faction (SEED §3.3): 'auto' = attacking faction with the most units
-    reform_unit = -1
-    if ri[R.R_MILITARY_REFORM]:
-        reform_unit = ri[R.R_REFORM_UNIT]
-        if reform_unit < 0:
-            if att == V:
-                reform_unit = UN if cnt[UN] >= cnt[UB] else UB
-            else:
-                reform_unit = UH if cnt[UH] >= cnt[UT] else UT
-    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0       # still pending (878 §4.6)
-    bfh_cas = ri[R.R_BFH_CASUALTY] != 0          # scope: first casualty, not first English roll
-    north = ri[R.R_NORTHUMBRIA] != 0
-    ragnar = ri[R.R_RAGNAR] != 0
-    edm = ri[R.R_EDMUNDS_FAITH] != 0
-    edm_side = E if ri[R.R_EDMUNDS_SIDE] == 1 else V
-    rp = ri[R.R_RUNES_PRAYER] != 0
-    linen = ri[R.R_LINEN_CLOTHES]
-    cmd_fyrd = ri[R.R_COMMAND_FYRD] != 0
-    max_rolls = ri[R.R_MAX_ROLLS]
-    # Runes/Prayer pools (SEED §4.1, §4.5: every battle starts with no dice on the cards)
-    r_avail = ri[R.R_RUNES_DICE]
-    r_rune = 0
-    r_conv = 0          # Viking dice showing Conversion, on the English Prayer card
-    p_avail = ri[R.R_PRAYER_DICE]
-    p_faith = 0
-    p_conv = 0
-    ragnarok = False
-    reserve = ri[R.R_RESERVE_BERSERKERS]
-    bank_v = 0          # Foul Weather: Hits of the Vikings' next roll to cancel
-    bank_e = 0
-    first_eng = True
-    side = (1 - att) if ri[R.R_FIRST_ROLLER] == 0 else att   # 878 §4.2
-    rolls = 0
-    outcome = O_TR
-    while True:
-        if rolls >= max_rolls:
-            outcome = O_TR
+
+@jit(nrt=False)
+def _omens_target(cr, st, smart):
+    """The Viking slot whose non-Hit dice Omens re-rolls: most non-Hits (smart: most expected
+    new Hits, non-Hits x Hit chance); Norsemen on a tie; NO_UNIT when nothing is gained."""
+    best, bestv = NO_UNIT, 0.0
+    for k in (UN, UB):
+        nonhit = st.nd[k] - st.h[k]
+        if st.own[k] != V or nonhit <= 0:
+            continue
+        val = nonhit * cr.phit[cr.unit_die[k]] if smart else nonhit * 1.0
+        if val > bestv:
+            best, bestv = k, val
+    return best
+
+
+@jit(inline="always", nrt=False)
+def _spend_runes(cr, kind, st, s, dice):
+    """Vikings, costliest first (SEED §4.3): Ragnarök (never for smart), Battle Rage (a
+    Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
+    die), then Omens of Victory on their own roll."""
+    ri, sv, cnt, own = cr.ints, st.sv, st.cnt, st.own
+    if kind != K_SMART and not sv[StateSlot.RAGNAROK] and \
+            sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST]:
+        _pay_runes(sv, ri[RuleSlot.RAGNAROK_COST])
+        sv[StateSlot.RAGNAROK] = 1
+        st.eff[Effect.RAGNAROK] += 1
+    while (sv[StateSlot.RUNES] >= ri[RuleSlot.BATTLE_RAGE_COST] and _held(st, UN, V) > 0
+           and own[UB] == V and sv[StateSlot.RESERVE] > 0):
+        if kind == K_SMART and cnt[UB] >= cr.max_dice[Die.BERSERKER]:
             break
-        rolls += 1
-        s = side
-        epic = sv[S_EPIC]
-        # Raven Banner Flee: 1 Norseman and 1 Berserker flee before each Viking roll
-        if s == V and raven == 2:
-            for k in (UN, UB):
-                if own[k] == V and cnt[k] > 0:
-                    cnt[k] -= 1
-                    fled[k] += 1
-            if _owner_alive(cnt, own, V) + struct == 0:
-                outcome = O_BOTH if _owner_alive(cnt, own, E) == 0 else O_EW
-                break
-        # ---- 878 §4.3 battle dice, slot order 0..5
-        for k in range(6):
-            h[k] = 0
-            fl[k] = 0
-            c[k] = 0
-            nd[k] = 0
-            if own[k] != s:
-                continue
-            n = cnt[k]
-            if s == V and struct > 0:      # 878 §4.4 Fort/Settlement extra dice
-                if k == UN and fort:
-                    n += 1
-                elif k == UB:
-                    n += 1
-            d = unit_die[k]
-            if n > max_dice[d]:
-                n = max_dice[d]
-            nd[k] = n
-            hh = 0
-            ff = 0
-            cc = 0
-            for _ in range(n):
-                i = _d6(dice) - 1
-                hh += hit_t[d, i]
-                ff += flee_t[d, i]
-                cc += cmd_t[d, i]
-            h[k] = hh
-            fl[k] = ff
-            c[k] = cc
-        # ---- SEED §3.3 Edmund's Faith: re-roll Flee and Command results once
-        if edm and s == edm_side:
-            for k in range(6):
-                m = fl[k] + c[k]
-                if m == 0:
-                    continue
-                fl[k] = 0
-                c[k] = 0
-                d = unit_die[k]
-                for _ in range(m):
-                    i = _d6(dice) - 1
-                    h[k] += hit_t[d, i]
-                    fl[k] += flee_t[d, i]
-                    c[k] += cmd_t[d, i]
-        # ---- 878 §4.7 Ragnar: Commands of the first English roll count as Flees
-        if ragnar and s == E and first_eng:
-            for k in range(6):
-                fl[k] += c[k]
-                c[k] = 0
-        # ---- 878 §4.8 Northumbria: first English Flee ignored (H, T, F, then traitors)
-        ignored = 0
-        if north and s == E:
-            for k in (UH, UT, UF, UB, UN):
-                if own[k] == E and fl[k] > 0:
-                    fl[k] -= 1
-                    ignored = 1
-                    north = False
-                    break
-        # ---- SEED §4 Runes and Prayer
-        martyr = False
-        gods_peace = False
-        if rp:
-            ks = pkind[s]
-            if s == V:
-                for k in (UN, UB):  # each Viking faction present may roll one Runes die
-                    if own[k] != V or cnt[k] == 0:
-                        continue
-                    want = False
-                    if ks == K_GREEDY:
-                        want = True
-                    elif ks == K_SMART:
-                        # stop feeding the Prayer card Conversions (God's Peace threat)
-                        want = p_conv + r_conv < ri[R.R_GODS_PEACE_COST] - pparam[V, P_CUT]
-                    elif ks == K_RANDOM:
-                        want = pol.random() < 0.5
-                    if r_avail > 0:
-                        if want:
-                            r_avail -= 1
-                            eff[EF_RUNES_ROLLED] += 1
-                            if rune_faces[_d6(dice) - 1] == RUNE:
-                                r_rune += 1
-                            else:
-                                r_conv += 1
-                    elif r_conv > 0 and (ks == K_GREEDY or ks == K_SMART or
-                                         (ks == K_RANDOM and pol.random() < 0.5)):
-                        # SEED §4.1: all placed; re-roll one (a Conversion, to deny the English)
-                        r_conv -= 1
-                        eff[EF_RUNES_ROLLED] += 1
-                        if rune_faces[_d6(dice) - 1] == RUNE:
-                            r_rune += 1
-                        else:
-                            r_conv += 1
-            else:
-                for k in (UH, UT):
-                    if own[k] != E or cnt[k] == 0:
-                        continue
-                    want = False
-                    if ks == K_GREEDY or ks == K_SMART:
-                        want = True
-                    elif ks == K_RANDOM:
-                        want = pol.random() < 0.5
-                    if not want:
-                        continue
-                    pf = -1
-                    if p_avail > 0:
-                        p_avail -= 1
-                        pf = prayer_faces[_d6(dice) - 1]
-                    elif p_faith > 0:
-                        p_faith -= 1      # re-roll a Faith die (SEED §4.1)
-                        pf = prayer_faces[_d6(dice) - 1]
-                    if pf < 0:
-                        continue
-                    eff[EF_PRAYER_ROLLED] += 1
-                    if pf == MART:        # automatic; the die leaves the card at once
-                        martyr = True
-                        eff[EF_MARTYRDOM] += 1
-                        p_avail += 1
-                    elif pf == CONV:
-                        p_conv += 1
-                    else:
-                        p_faith += 1
-            # spending: rolling side first, then the other (DEFAULT order)
-            for step in range(2):
-                sp = s if step == 0 else 1 - s
-                ksp = pkind[sp]
-                if ksp == K_DEFAULT or ksp == K_NEVER or ksp == K_RETREAT:
-                    continue
-                if sp == V:
-                    if ksp != K_SMART and not ragnarok and r_rune >= ri[R.R_RAGNAROK_COST]:
-                        r_rune -= ri[R.R_RAGNAROK_COST]
-                        r_avail += ri[R.R_RAGNAROK_COST]
-                        ragnarok = True
-                        eff[EF_RAGNAROK] += 1
-                    # Battle Rage: a Norseman swapped for a Reserve Berserker
-                    while (r_rune >= ri[R.R_BATTLE_RAGE_COST] and own[UN] == V and cnt[UN] > 0
-                           and own[UB] == V and reserve > 0):
-                        if ksp == K_SMART and cnt[UB] >= max_dice[DIE_B]:
-                            break
-                        r_rune -= ri[R.R_BATTLE_RAGE_COST]
-                        r_avail += ri[R.R_BATTLE_RAGE_COST]
-                        cnt[UN] -= 1
-                        left[UN] += 1
-                        cnt[UB] += 1
-                        joined[UB] += 1
-                        reserve -= 1
-                        eff[EF_RAGE] += 1
-                        if ksp == K_SMART:
-                            break
-                    # Omens of Victory: re-roll the non-Hit dice of one type (SEED §4.3 cost)
-                    while s == V and r_rune >= ri[R.R_OMENS_COST]:
-                        best = -1
-                        bestv = 0.0
-                        for k in (UN, UB):
-                            if own[k] != V:
-                                continue
-                            nh = nd[k] - h[k]
-                            if nh <= 0:
-                                continue
-                            val = nh * 1.0 if ksp != K_SMART else nh * phit[unit_die[k]]
-                            if val > bestv:
-                                bestv = val
-                                best = k
-                        if best < 0:
-                            break
-                        r_rune -= ri[R.R_OMENS_COST]
-                        r_avail += ri[R.R_OMENS_COST]
-                        eff[EF_OMENS] += 1
-                        m = nd[best] - h[best]
-                        fl[best] = 0
-                        c[best] = 0
-                        d = unit_die[best]
-                        for _ in range(m):
-                            i = _d6(dice) - 1
-                            h[best] += hit_t[d, i]
-                            fl[best] += flee_t[d, i]
-                            c[best] += cmd_t[d, i]
-                else:
-                    conv = p_conv + r_conv
-                    bad = False
-                    if ksp == K_SMART:
-                        es = _strength(cnt, own, E, struct, fort, settle, max_dice, unit_die, phit)
-                        vs = _strength(cnt, own, V, struct, fort, settle, max_dice, unit_die, phit)
-                        bad = es < pparam[E, P_RATIO] * vs
-                    if (conv >= ri[R.R_GODS_PEACE_COST] and ri[R.R_GODS_PEACE_EXIT]
-                            and (ksp != K_SMART or bad)):
-                        gods_peace = True
-                        eff[EF_GP] += 1
-                        break
-                    while p_faith >= ri[R.R_DEFEND_FAITH_COST]:   # Defend the Faith
-                        p_faith -= ri[R.R_DEFEND_FAITH_COST]
-                        p_avail += ri[R.R_DEFEND_FAITH_COST]
-                        x = _draw_fyrd(ri, fyrd_cards, deck, pkind, cnt, own, joined, sv,
-                                       dice, pol)
-                        cnt[UF] += x
-                        joined[UF] += x
-                        eff[EF_DTF] += 1
-                    while (p_conv + r_conv >= ri[R.R_CONVERT_COST] and own[UN] == V
-                           and cnt[UN] > 0 and (ksp != K_SMART or not bad)):
-                        # Convert (878 §6.7): a Norseman leaves, a Thegn joins; English dice first
-                        cc = ri[R.R_CONVERT_COST]
-                        fe = p_conv if p_conv < cc else cc
-                        p_conv -= fe
-                        p_avail += fe
-                        r_conv -= cc - fe
-                        r_avail += cc - fe
-                        cnt[UN] -= 1
-                        left[UN] += 1
-                        cnt[UT] += 1
-                        joined[UT] += 1
-                        eff[EF_CONVERT] += 1
-                    if s == E and (ksp != K_SMART or p_avail == 0):
-                        while p_faith >= 1 and fl[UF] > 0:   # Faith in Victory
-                            fl[UF] -= 1
-                            p_faith -= 1
-                            p_avail += 1
-                            eff[EF_FIV] += 1
+        _pay_runes(sv, ri[RuleSlot.BATTLE_RAGE_COST])
+        cnt[UN] -= 1
+        st.left[UN] += 1
+        _join(st, UB, 1)
+        sv[StateSlot.RESERVE] -= 1
+        st.eff[Effect.BATTLE_RAGE] += 1
+        if kind == K_SMART:
+            break
+    while s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]:
+        k = _omens_target(cr, st, kind == K_SMART)
+        if k == NO_UNIT:
+            break
+        _pay_runes(sv, ri[RuleSlot.OMENS_COST])
+        st.eff[Effect.OMENS] += 1
+        _reroll(cr, st, k, st.nd[k] - st.h[k], dice)
+
+
+@jit(nrt=False)
+def _convert(cr, st):
+    """SEED §4.4 Convert (878 §6.7): a Norseman leaves, a Thegn joins; paid with English
+    Conversion dice first, then Viking ones."""
+    sv, cost = st.sv, cr.ints[RuleSlot.CONVERT_COST]
+    own_dice = min(sv[StateSlot.PRAYER_CONV], cost)
+    sv[StateSlot.PRAYER_CONV] -= own_dice
+    sv[StateSlot.PRAYER_POOL] += own_dice
+    sv[StateSlot.RUNES_CONV] -= cost - own_dice
+    sv[StateSlot.RUNES_POOL] += cost - own_dice
+    st.cnt[UN] -= 1
+    st.left[UN] += 1
+    _join(st, UT, 1)
+    st.eff[Effect.CONVERT] += 1
+
+
+@jit(inline="always", nrt=False)
+def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
+    """English (SEED §4.4): God's Peace (smart: only when the odds are bad), Defend the Faith,
+    Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
+    only once no Prayer die is left). Returns whether God's Peace ended the battle."""
+    ri, sv, kind = cr.ints, st.sv, pkind[E]
+    bad = kind == K_SMART and (
+        _strength(cr, st, E) < pp[E, PolicyParam.BAD_ODDS] * _strength(cr, st, V))
+    if (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.GODS_PEACE_COST]
+            and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)):
+        st.eff[Effect.GODS_PEACE] += 1
+        return True
+    while sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]:
+        sv[StateSlot.FAITH] -= ri[RuleSlot.DEFEND_FAITH_COST]
+        sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
+        _fyrd_joins(UF, cr, pkind, st, dice, pol)
+        st.eff[Effect.DEFEND_THE_FAITH] += 1
+    while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
+           and _held(st, UN, V) > 0 and not bad):
+        _convert(cr, st)
+    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0):
+        while sv[StateSlot.FAITH] >= 1 and st.fl[UF] > 0:
+            st.fl[UF] -= 1
+            sv[StateSlot.FAITH] -= 1
+            sv[StateSlot.PRAYER_POOL] += 1
+            st.eff[Effect.FAITH_IN_VICTORY] += 1
+    return False
+
+
+@jit(inline="always", nrt=False)
+def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
+    """SEED §4: the rolling side rolls its Runes or Prayer dice, then each side spends,
+    rolling side first (DEFAULT order). Returns (Martyrdom this roll, God's Peace bought)."""
+    martyr = False
+    if s == V:
+        _roll_runes(cr, pkind[V], pp, st, dice, pol)
+    else:
+        martyr = _roll_prayer(cr, pkind[E], pp, st, dice, pol)
+    for sp in (s, 1 - s):
+        kind = pkind[sp]
+        if kind == K_DEFAULT or kind == K_NEVER or kind == K_RETREAT:
+            continue
+        if sp == V:
+            _spend_runes(cr, kind, st, s, dice)
+        elif _spend_prayer(cr, pkind, pp, st, s, dice, pol):
+            return martyr, True
+    return martyr, False
+
+
+# ---------------------------------------------------------------- Commands, end
+@jit(inline="always", nrt=False)
+def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
+    """878 §2.3, §5: when the policy says go, each Command moves one unit out (SEED §5.2 Linen
+    Clothes: LINEN_MOVES), most valuable first; Fyrd only with command_moves_fyrd; none under
+    Foul Weather (the Commands were banked). Returns whether any unit left."""
+    ri, kind, cnt = cr.ints, pkind[s], st.cnt
+    if ncmd == 0 or st.sv[StateSlot.EPIC] & EB_FOUL or (kind != K_RETREAT and kind != K_RANDOM):
+        return False
+    if kind == K_RETREAT:
+        go = _strength(cr, st, s) < pp[s, PolicyParam.RETREAT_ODDS] * _strength(cr, st, 1 - s)
+    else:
+        go = pol.random() < pp[s, PolicyParam.RETREAT_CHANCE]
+    if not go:
+        return False
+    moves = ncmd * (LINEN_MOVES if ri[RuleSlot.LINEN_CLOTHES] & (1 << s) else 1)
+    retreated = False
+    for k in ((UB, UN, UV) if s == V else (UH, UT, UF)):
+        if st.own[k] != s or ((k == UV or k == UF) and not ri[RuleSlot.COMMAND_MOVES_FYRD]):
+            continue
+        x = min(moves, cnt[k])
+        if x > 0:
+            cnt[k] -= x
+            st.ret[k] += x
+            moves -= x
+            retreated = True
+    return retreated
+
+
+@jit(inline="always", nrt=False)
+def _end_check(st, s, retreated):
+    """878 §4.10: the battle ends when a side has no units left (a side whose last units the
+    Commands took out has retreated); GOING otherwise."""
+    end = _standing(_alive(st, V), _alive(st, E))
+    if retreated and end == (ENGLISH_WIN if s == V else VIKINGS_WIN):
+        return VIKINGS_RETREAT if s == V else ENGLISH_RETREAT
+    return end
+
+
+@jit(inline="always", nrt=False)
+def _one_roll(cr, pkind, pp, st, s, dice, pol):
+    """One roll of side ``s``, every step in the order of the notes (878 §4.3-4.10 and the
+    expansion hooks, see docs/rules-coverage.md). Returns an Outcome or GOING."""
+    ri, sv = cr.ints, st.sv
+    if s == V and sv[StateSlot.RAVEN] == RAVEN_FLEE:
+        _raven_flee(st)
+        if _alive(st, V) == 0:
+            return BOTH_ELIMINATED if _alive(st, E) == 0 else ENGLISH_WIN
+    _roll_side(cr, st, s, dice)
+    if ri[RuleSlot.EDMUNDS_FAITH] and s == ri[RuleSlot.EDMUNDS_FAITH_SIDE]:
+        _edmunds_faith(cr, st, dice)
+    if s == E and ri[RuleSlot.RAGNAR] and sv[StateSlot.FIRST_ENGLISH]:
+        _ragnar(st)
+    ignored = s == E and sv[StateSlot.NORTHUMBRIA] != 0 and _northumbria(st)
+    martyr = False
+    if ri[RuleSlot.RUNES_PRAYER]:
+        martyr, gods_peace = _runes_and_prayer(cr, pkind, pp, st, s, dice, pol)
         if gods_peace:
-            outcome = O_GP
-            break
-        epic = sv[S_EPIC]
-        # Martyrdom: no English Command this roll; under Foul Weather they are not banked
-        # either unless martyrdom_blocks_bank is off (assumption, see Rules)
-        if martyr and (ri[R.R_MARTYRDOM_BLOCKS_BANK] or not (epic & EB_FOUL)):
-            for k in range(6):
-                c[k] = 0
-        hits = 0
-        nfl = 0
-        ncmd = 0
-        for k in range(6):
-            hits += h[k]
-            nfl += fl[k]
-            ncmd += c[k]
-        if s == V and raven == 1:
-            hits += 1                      # SEED §5.4 Raven Banner Hit
-        if epic & EB_FAITH:                # SEED §7.3 Faith: one Flee also counts as a Hit
-            if nfl > 0 or (ignored and ri[R.R_FAITH_COUNTS_IGNORED]):
-                hits += 1
-        if epic & EB_FOUL:                 # SEED §7.3 Foul Weather: banked Commands cancel Hits
-            if s == V:
-                x = bank_v if bank_v < hits else hits
-                hits -= x
-                bank_v = 0
-                bank_e = ncmd
-            else:
-                x = bank_e if bank_e < hits else hits
-                hits -= x
-                bank_e = 0
-                bank_v = ncmd
-        # ---- 878 §4.5 own Flees (Fort/Settlement never flee; fled Fyrd leave play)
-        for k in range(6):
-            if fl[k] > 0:
-                x = fl[k] if fl[k] < cnt[k] else cnt[k]
-                cnt[k] -= x
-                fled[k] += x
-        # ---- 878 §4.6 Hits on the enemy
-        if hits > 0:
-            struct = _resolve_hits(hits, s, cnt, own, dead, fled, struct,
-                                   bfh and s == E, (epic & EB_DIS) != 0,
-                                   reform_unit, (epic & EB_SINGLE) != 0, ragnarok,
-                                   pkind[1 - s], pol)
-        if s == E and (hits > 0 or not bfh_cas):
-            bfh = False                    # 878 §4.6: the first-hit rule is used up
-        # ---- Command retreats (878 §2.3, §5; Linen Clothes SEED §5.2: 2 units each)
-        retreated = False
-        ks = pkind[s]
-        if ncmd > 0 and not (epic & EB_FOUL) and (ks == K_RETREAT or ks == K_RANDOM):
-            go = False
-            if ks == K_RETREAT:
-                mine = _strength(cnt, own, s, struct, fort, settle, max_dice, unit_die, phit)
-                theirs = _strength(cnt, own, 1 - s, struct, fort, settle, max_dice, unit_die,
-                                   phit)
-                go = mine < pparam[s, P_RATIO] * theirs
-            else:
-                go = pol.random() < 0.2
-            if go:
-                per = 2 if (linen == 3 or (linen == 1 and s == V) or (linen == 2 and s == E)) \
-                    else 1
-                moves = ncmd * per
-                for k in ((UB, UN, UV, -1, -1) if s == V else (UH, UT, UF, -1, -1)):
-                    if k < 0 or moves == 0:
-                        break
-                    if own[k] != s or ((k == UV or k == UF) and not cmd_fyrd):
-                        continue
-                    x = moves if moves < cnt[k] else cnt[k]
-                    if x > 0:
-                        cnt[k] -= x
-                        ret[k] += x
-                        moves -= x
-                        retreated = True
-        if s == E:
-            first_eng = False
-        # ---- 878 §4.10 end
-        va = _owner_alive(cnt, own, V) + struct
-        ea = _owner_alive(cnt, own, E)
-        if va == 0 and ea == 0:
-            outcome = O_BOTH
-            break
-        if va == 0:
-            outcome = O_VR if (retreated and s == V) else O_EW
-            break
-        if ea == 0:
-            outcome = O_ER if (retreated and s == E) else O_VW
-            break
-        side = 1 - s
-    return outcome, rolls, struct
+            return GODS_PEACE
+    hits, ncmd = _roll_totals(cr, st, s, martyr, ignored)
+    _own_flees(st)
+    _resolve_hits(hits, s, cr, st, pkind[1 - s], pol)
+    retreated = _command_retreats(cr, pkind, pp, st, s, ncmd, pol)
+    if s == E:
+        sv[StateSlot.FIRST_ENGLISH] = 0
+    return _end_check(st, s, retreated)
 
 
-@jit
-def _fast_ok(ri, pkind):
-    """True when only base rules are on (878 §4 plus Fort/Settlement, Ragnar, Northumbria and
-    the first-hit rule) and both policies are default/never: ``_battle_base`` then applies."""
-    if pkind[0] != K_DEFAULT and pkind[0] != K_NEVER:
-        return False
-    if pkind[1] != K_DEFAULT and pkind[1] != K_NEVER:
-        return False
-    for i in (R.R_EPIC_MASK, R.R_CHRISTIANS_WRATH, R.R_EDMUNDS_MARTYRDOM, R.R_FYRD_CARD,
-              R.R_ARM_RING, R.R_RAVEN_BANNER, R.R_EDMUNDS_FAITH, R.R_MILITARY_REFORM,
-              R.R_RUNES_PRAYER):
-        if ri[i] != 0:
-            return False
-    return True
-
-
-@jit(inline="always")
-def _roll_dice(packed, d, n, dice):
-    """``n`` dice of die ``d``: (hits, flees), branch-free: ``packed[d, face]`` holds
-    hit + (flee << 16), so one add per die counts both."""
-    acc = 0
-    for _ in range(n):
-        acc += packed[d, _d6(dice) - 1]
-    return acc & 0xFFFF, acc >> 16
-
-
-@jit
-def _battle_base(pk_flee, pk_fc, max_dice, ri, dice, res):
-    """The base battle (878 §4.1-§4.10) on scalars: the lean hot path.
-
-    Same draws and results as ``_battle`` under the rules ``_fast_ok`` allows. ``pk_flee``,
-    ``pk_fc`` (int64, shape=(5, 6)) pack Hit + (Flee << 16), resp. Hit + (Flee-or-Command
-    << 16), per die and face. Writes
-    res[0:6] alive, res[6:12] dead, res[12:18] fled (Unit order); returns
-    (outcome, rolls, structure left). No input checks.
-    """
-    att = ri[R.R_ATTACKER]
-    lag = ri[R.R_LAGERTHA]
-    n = ri[R.R_NORSEMEN] + 2 * lag
-    b = ri[R.R_BERSERKERS] + lag
-    hc = ri[R.R_HOUSECARLS]
-    th = ri[R.R_THEGNS]
-    fy = ri[R.R_FYRD]
-    fort = ri[R.R_FORT]
-    struct = fort * ri[R.R_FORT_HITS] + ri[R.R_SETTLEMENT]
-    dn = db = dh = dt = df = 0
-    fn = fb = fh = ft = ff = 0
-    bfh = ri[R.R_BERSERKER_FIRST_HIT] != 0       # still pending (878 §4.6)
-    bfh_cas = ri[R.R_BFH_CASUALTY] != 0
-    north = ri[R.R_NORTHUMBRIA] != 0
-    ragnar = ri[R.R_RAGNAR] != 0
-    mn, mb, mh, mt, mf = max_dice[0], max_dice[1], max_dice[2], max_dice[3], max_dice[4]
-    max_rolls = ri[R.R_MAX_ROLLS]
-    side = (1 - att) if ri[R.R_FIRST_ROLLER] == 0 else att
-    first_eng = True
+@jit(nrt=False)
+def _battle(cr, pkind, pp, st, dice, pol):
+    """One battle to the end: the one general game loop. Returns (outcome, rolls); the final
+    state is in ``st``. No input checks."""
+    _reset(cr, st)
+    _setup_battle(cr, pkind, st, dice, pol)
+    ri = cr.ints
+    side = _first_roller(ri)
     rolls = 0
-    outcome = O_TR
-    while True:
-        if rolls >= max_rolls:
-            outcome = O_TR
-            break
+    while rolls < ri[RuleSlot.MAX_ROLLS]:      # 878 §4.10 guard: truncated, not a result
         rolls += 1
-        if side == V:
-            k = n
-            if struct > 0 and fort:
-                k += 1
-            if k > mn:
-                k = mn
-            h1, f1 = _roll_dice(pk_flee, 0, k, dice)
-            k = b + 1 if struct > 0 else b
-            if k > mb:
-                k = mb
-            h2, f2 = _roll_dice(pk_flee, 1, k, dice)
-            hits = h1 + h2
-            x = f1 if f1 < n else n          # 878 §4.5 own Flees
-            n -= x
-            fn += x
-            x = f2 if f2 < b else b
-            b -= x
-            fb += x
-            x = hits if hits < fy else fy    # 878 §4.6 English order: Fyrd, Thegns, Housecarls
-            fy -= x
-            df += x
-            hits -= x
-            x = hits if hits < th else th
-            th -= x
-            dt += x
-            hits -= x
-            x = hits if hits < hc else hc
-            hc -= x
-            dh += x
-        else:
-            pk = pk_fc if (ragnar and first_eng) else pk_flee   # 878 §4.7 Commands → Flees
-            h1, f1 = _roll_dice(pk, 2, hc if hc < mh else mh, dice)
-            h2, f2 = _roll_dice(pk, 3, th if th < mt else mt, dice)
-            h3, f3 = _roll_dice(pk, 4, fy if fy < mf else mf, dice)
-            if north:                        # 878 §4.8: Housecarl, Thegn, Fyrd
-                if f1 > 0:
-                    f1 -= 1
-                    north = False
-                elif f2 > 0:
-                    f2 -= 1
-                    north = False
-                elif f3 > 0:
-                    f3 -= 1
-                    north = False
-            hits = h1 + h2 + h3
-            x = f1 if f1 < hc else hc
-            hc -= x
-            fh += x
-            x = f2 if f2 < th else th
-            th -= x
-            ft += x
-            x = f3 if f3 < fy else fy
-            fy -= x
-            ff += x
-            if bfh and (hits > 0 or not bfh_cas):   # base rule 4.5, used up (scope option)
-                bfh = False
-                if hits > 0 and b > 0:
-                    b -= 1
-                    db += 1
-                    hits -= 1
-            x = hits if hits < n else n      # 878 §4.6 Viking order: Norsemen, Berserkers, Fort
-            n -= x
-            dn += x
-            hits -= x
-            x = hits if hits < b else b
-            b -= x
-            db += x
-            hits -= x
-            x = hits if hits < struct else struct
-            struct -= x
-            first_eng = False
-        va = n + b + struct
-        ea = hc + th + fy
-        if va == 0 and ea == 0:
-            outcome = O_BOTH
-            break
-        if va == 0:
-            outcome = O_EW
-            break
-        if ea == 0:
-            outcome = O_VW
-            break
+        end = _one_roll(cr, pkind, pp, st, side, dice, pol)
+        if end != GOING:
+            return end, rolls
         side = 1 - side
-    res[0] = n
-    res[1] = b
-    res[2] = hc
-    res[3] = th
-    res[4] = fy
-    res[6] = dn
-    res[7] = db
-    res[8] = dh
-    res[9] = dt
-    res[10] = df
-    res[12] = fn
-    res[13] = fb
-    res[14] = fh
-    res[15] = ft
-    res[16] = ff
-    return outcome, rolls, struct
+    return TRUNCATED, rolls
 
 
-@jit
-def _play_block(faces, rune_faces, prayer_faces, max_dice, unit_die, fyrd_cards, ri, phit,
-                pkind, pparam, g0, g1, dice, pol, o_outcome, o_rolls, o_alive, o_dead, o_fled,
-                o_ret, o_joined, o_left, o_struct, o_epic, o_traitor, o_effects):
-    """Battles g0..g1-1 into the output arrays (rows g). Scratch allocated once per block."""
-    cnt = np.zeros(6, np.int64)
-    own = np.zeros(6, np.int64)
-    dead = np.zeros(6, np.int64)
-    fled = np.zeros(6, np.int64)
-    ret = np.zeros(6, np.int64)
-    joined = np.zeros(6, np.int64)
-    left = np.zeros(6, np.int64)
-    h = np.zeros(6, np.int64)
-    fl = np.zeros(6, np.int64)
-    c = np.zeros(6, np.int64)
-    nd = np.zeros(6, np.int64)
-    deck = np.zeros(fyrd_cards.shape[0] + 8, np.int64)
-    eff = np.zeros(N_EFF, np.int64)
-    sv = np.zeros(N_SV, np.int64)
-    res = np.zeros(18, np.int64)
-    hit_t = np.zeros((5, 6), np.int64)
-    flee_t = np.zeros((5, 6), np.int64)
-    cmd_t = np.zeros((5, 6), np.int64)
-    fc_t = np.zeros((5, 6), np.int64)
-    for d in range(5):
-        for i in range(6):
-            hit_t[d, i] = faces[d, i] == HIT
-            flee_t[d, i] = faces[d, i] == FLEE
-            cmd_t[d, i] = faces[d, i] == CMD
-            fc_t[d, i] = faces[d, i] == FLEE or faces[d, i] == CMD
-    if _fast_ok(ri, pkind):
-        pk_flee = hit_t + (flee_t << 16)
-        pk_fc = hit_t + (fc_t << 16)
-        # outputs the base battle never changes (retreated, joined, left, effects, epic,
-        # traitor) keep the values ``allocate`` gave them (zeros; traitor -1)
+# ---------------------------------------------------------------- a block of battles
+@jit(nrt=False)
+def _write_battle(out, g, outcome, rolls, st, n_slots, general):
+    """Row ``g`` of the outputs from the final state (the base path leaves the columns it
+    never changes, and slot UV, as ``allocate`` made them)."""
+    out.outcome[g] = outcome
+    out.rolls[g] = rolls
+    out.structure[g] = st.sv[StateSlot.STRUCT]
+    for k in range(n_slots):
+        out.alive[g, k] = st.cnt[k]
+        out.dead[g, k] = st.dead[k]
+        out.fled[g, k] = st.fled[k]
+    if not general:
+        return
+    out.epic[g] = st.sv[StateSlot.EPIC]
+    out.traitor[g] = st.sv[StateSlot.TRAITOR]
+    for k in range(n_slots):
+        out.retreated[g, k] = st.ret[k]
+        out.joined[g, k] = st.joined[k]
+        out.left[g, k] = st.left[k]
+    for k in range(N_EFF):
+        out.effects[g, k] = st.eff[k]
+
+
+@jit(nrt=False)
+def _play_block(cr, pkind, pp, st, g0, g1, dice, pol, out):
+    """Battles g0..g1-1 into rows g of ``out`` (``Outputs``), with scratch state ``st``."""
+    if _fast_ok(cr.ints, pkind):
         for g in range(g0, g1):
-            outcome, rolls, struct = _battle_base(pk_flee, pk_fc, max_dice, ri, dice, res)
-            o_outcome[g] = outcome
-            o_rolls[g] = rolls
-            o_struct[g] = struct
-            for k in range(5):
-                o_alive[g, k] = res[k]
-                o_dead[g, k] = res[6 + k]
-                o_fled[g, k] = res[12 + k]
+            outcome, rolls, struct = _battle_base(cr, st, dice)
+            st.sv[StateSlot.STRUCT] = struct
+            _write_battle(out, g, outcome, rolls, st, UV, False)
         return
     for g in range(g0, g1):
-        outcome, rolls, struct = _battle(faces, hit_t, flee_t, cmd_t, rune_faces, prayer_faces,
-                                         max_dice, unit_die, fyrd_cards, ri, phit, pkind, pparam,
-                                         dice, pol, cnt, own, dead, fled, ret, joined, left, h,
-                                         fl, c, nd, deck, eff, sv)
-        o_outcome[g] = outcome
-        o_rolls[g] = rolls
-        o_struct[g] = struct
-        o_epic[g] = sv[S_EPIC]
-        o_traitor[g] = sv[S_TRAITOR]
-        for k in range(6):
-            o_alive[g, k] = cnt[k]
-            o_dead[g, k] = dead[k]
-            o_fled[g, k] = fled[k]
-            o_ret[g, k] = ret[k]
-            o_joined[g, k] = joined[k]
-            o_left[g, k] = left[k]
-        for k in range(N_EFF):
-            o_effects[g, k] = eff[k]
+        outcome, rolls = _battle(cr, pkind, pp, st, dice, pol)
+        _write_battle(out, g, outcome, rolls, st, N_UNITS, True)

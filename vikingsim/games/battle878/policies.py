@@ -1,17 +1,24 @@
-"""Battle policies (878 §5): one name per seat (seat 0 = Vikings, seat 1 = English).
+"""Battle policies (878 §5): one per seat (seat 0 = Vikings, seat 1 = English), as data.
 
 A policy covers every choice the rules leave to a side: hit assignment (878 §4.6), Command
 retreats (878 §2.3), Runes/Prayer rolling and spending (SEED §4), Traitors and Disorganized
-Combat picks (SEED §7.3). Compiled to ``kinds`` (int64, shape=(2,)) and ``params``
-(float64, shape=(2, N_PARAMS)) for the kernel.
+Combat picks (SEED §7.3). Each policy is a frozen dataclass whose fields are its parameters
+(declared with ``core.options.rule``), registered by name in ``POLICY_TYPES``; a text such as
+``retreat(threshold=0.6)`` is built by ``core.policies.build``. ``compile_policies`` stacks
+them into ``kinds`` (int64, shape=(2,)) and ``params`` (float64, shape=(2, N_PARAMS), indexed
+by ``PolicyParam``) for the kernel; the reference engine reads the same objects.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
+from typing import ClassVar
 
 import numpy as np
 
+from vikingsim.core import policies as core_policies
 from vikingsim.core.errors import InputError
+from vikingsim.core.options import rule
 
 
 class PolicyKind(IntEnum):
@@ -23,12 +30,108 @@ class PolicyKind(IntEnum):
     RANDOM = 5    # uniform random legal choices from the policy stream (tests, invariants)
 
 
-# params[seat, 0]: retreat / God's Peace odds ratio (own strength below ratio x enemy's = bad)
-# params[0, 1]: smart Vikings roll new Runes only while Prayer-card Conversions <
-#               gods_peace_cost - params[0, 1]
-P_RATIO = 0
-P_CUT = 1
-N_PARAMS = 2
+class PolicyParam(IntEnum):
+    """Columns of the compiled ``params`` (one row per seat)."""
+    RETREAT_ODDS = 0      # retreat: move units out when own strength < x * the enemy's
+    BAD_ODDS = 1          # smart English: odds are bad when English strength < x * Viking's
+    RUNES_MARGIN = 2      # smart Vikings: new Runes while Conversions < gods_peace_cost - x
+    RETREAT_CHANCE = 3    # random: chance of a retreat on a roll with Commands
+    DIE_CHANCE = 4        # random: chance of rolling a new Runes/Prayer die, per faction
+    REROLL_CHANCE = 5     # random: chance of re-rolling a placed Viking Conversion
+
+
+N_PARAMS = len(PolicyParam)
+BOTH_SEATS, VIKING_SEAT, ENGLISH_SEAT = (0, 1), (0,), (1,)
+
+
+@dataclass(frozen=True)
+class Default:
+    """878 §4.6 hit orders; never retreats, never rolls Runes/Prayer."""
+    kind: ClassVar[PolicyKind] = PolicyKind.DEFAULT
+    seats: ClassVar[tuple] = BOTH_SEATS
+
+    def params(self) -> dict:
+        return {}
+
+
+@dataclass(frozen=True)
+class Never(Default):
+    """Same choices as default: the explicit 'never roll Runes/Prayer' baseline."""
+    kind: ClassVar[PolicyKind] = PolicyKind.NEVER
+
+
+@dataclass(frozen=True)
+class Greedy(Default):
+    """Rolls Runes/Prayer every time and spends as soon as it can, costliest effect first."""
+    kind: ClassVar[PolicyKind] = PolicyKind.GREEDY
+
+
+@dataclass(frozen=True)
+class Smart(Default):
+    """Thought-out Runes (Vikings) and Prayer (English) play (POLICIES['smart'])."""
+    bad_odds: float = rule(1.0, "English: God's Peace only when English strength < bad_odds x "
+                           "Viking strength, Convert only otherwise", lo=0.0, hi=10.0)
+    runes_margin: int = rule(1, "Vikings: roll new Runes only while the Prayer card holds "
+                             "fewer than gods_peace_cost - runes_margin Conversions", lo=0,
+                             hi=10)
+    kind: ClassVar[PolicyKind] = PolicyKind.SMART
+
+    def params(self) -> dict:
+        return {PolicyParam.BAD_ODDS: self.bad_odds, PolicyParam.RUNES_MARGIN: self.runes_margin}
+
+
+@dataclass(frozen=True)
+class RunesSmart(Smart):
+    """Alias of smart for the Vikings."""
+    seats: ClassVar[tuple] = VIKING_SEAT
+
+
+@dataclass(frozen=True)
+class PrayerSmart(Smart):
+    """Alias of smart for the English."""
+    seats: ClassVar[tuple] = ENGLISH_SEAT
+
+
+@dataclass(frozen=True)
+class Cautious(Smart):
+    """Smart Vikings who stop rolling new Runes once the Prayer card holds any Conversion."""
+    runes_margin: int = rule(2, "roll new Runes only while the Prayer card holds fewer than "
+                             "gods_peace_cost - runes_margin Conversions (none at all at the "
+                             "seed's cost 3)", lo=0, hi=10)
+    seats: ClassVar[tuple] = VIKING_SEAT
+
+
+@dataclass(frozen=True)
+class Retreat(Default):
+    """Default, plus Command retreats when the odds turn bad (878 §2.3, §5)."""
+    threshold: float = rule(0.5, "retreat when the side's strength (dice x Hit chance x units) "
+                            "is below threshold x the enemy's", lo=0.0, hi=10.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.RETREAT
+
+    def params(self) -> dict:
+        return {PolicyParam.RETREAT_ODDS: self.threshold}
+
+
+@dataclass(frozen=True)
+class Random(Default):
+    """Uniform random hit targets and Traitor pick; coins for retreats and Runes/Prayer dice."""
+    retreat_chance: float = rule(0.2, "chance of a retreat on a roll with Commands", lo=0.0,
+                                 hi=1.0)
+    die_chance: float = rule(0.5, "chance of rolling a new Runes/Prayer die, per faction and "
+                             "roll", lo=0.0, hi=1.0)
+    reroll_chance: float = rule(0.5, "chance of re-rolling a placed Viking Conversion once "
+                                "every Runes die is placed", lo=0.0, hi=1.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
+
+    def params(self) -> dict:
+        return {PolicyParam.RETREAT_CHANCE: self.retreat_chance,
+                PolicyParam.DIE_CHANCE: self.die_chance,
+                PolicyParam.REROLL_CHANCE: self.reroll_chance}
+
+
+POLICY_TYPES = {"default": Default, "never": Never, "greedy": Greedy, "smart": Smart,
+                "runes_smart": RunesSmart, "cautious": Cautious, "prayer_smart": PrayerSmart,
+                "retreat": Retreat, "random": Random}
 
 POLICIES = {
     "default": "878 §4.6 orders (Vikings lose Viking Fyrd, Norsemen, Berserkers, then the Fort/"
@@ -40,50 +143,54 @@ POLICIES = {
               "Ragnarök > Battle Rage > Omens of Victory (re-roll the type with most non-Hits); "
               "English God's Peace > Defend the Faith > Convert > Faith in Victory",
     "smart": "thought-out Runes/Prayer play. Vikings (alias runes_smart): stop rolling new "
-             "Runes once the Prayer card holds gods_peace_cost-1 Conversions; once all Runes "
-             "dice are placed, re-roll a Viking Conversion; Omens on the type with the largest "
-             "expected gain (non-Hit dice x Hit chance), Battle Rage "
-             "only when it adds a Berserker die, never Ragnarök (no effect on who wins). "
-             "English (alias prayer_smart): always pray; God's Peace only when the odds are bad, "
-             "Convert only when they are not; Defend the Faith at 3 Faith; Faith in Victory only "
-             "when no Prayer die is left to roll",
+             "Runes once the Prayer card holds gods_peace_cost - runes_margin (1) Conversions; "
+             "once all Runes dice are placed, re-roll a Viking Conversion; Omens on the type "
+             "with the largest expected gain (non-Hit dice x Hit chance), Battle Rage only when "
+             "it adds a Berserker die, never Ragnarök (no effect on who wins). English (alias "
+             "prayer_smart): always pray; God's Peace only when the odds are bad (English "
+             "strength < bad_odds (1.0) x Viking strength), Convert only when they are not; "
+             "Defend the Faith at 3 Faith; Faith in Victory only when no Prayer die is left to "
+             "roll",
     "runes_smart": "alias of smart for the Vikings (seat 0 only)",
-    "cautious": "Vikings only (seat 0): smart, but rolls new Runes only while the Prayer card "
-                "holds no Conversion at all (best against smart English; see "
+    "cautious": "Vikings only (seat 0): smart with runes_margin 2, i.e. new Runes only while "
+                "the Prayer card holds no Conversion at all (best against smart English; see "
                 "notebooks/878_runes_and_prayer.ipynb)",
     "prayer_smart": "alias of smart for the English (seat 1 only)",
     "retreat": "default, plus: when the side's strength (dice x Hit chance x units) falls below "
-               "half the enemy's, every Command result moves units out (Linen Clothes: 2 per "
-               "Command), most valuable first; a side whose last units leave has retreated",
-    "random": "uniform random hit targets, Traitor pick and Runes/Prayer rolls, greedy spending, "
-              "occasional retreats (policy stream only; for tests and invariants)",
+               "threshold (0.5) x the enemy's, every Command result moves units out (Linen "
+               "Clothes: 2 per Command), most valuable first; a side whose last units leave "
+               "has retreated",
+    "random": "uniform random hit targets and Traitor pick; greedy spending; coins for a new "
+              "Runes/Prayer die (die_chance 0.5), a Runes re-roll (reroll_chance 0.5) and a "
+              "retreat (retreat_chance 0.2) (policy stream only; for tests and invariants)",
 }
 
-_KIND = {"default": PolicyKind.DEFAULT, "never": PolicyKind.NEVER, "greedy": PolicyKind.GREEDY,
-         "smart": PolicyKind.SMART, "runes_smart": PolicyKind.SMART,
-         "prayer_smart": PolicyKind.SMART, "cautious": PolicyKind.SMART,
-         "retreat": PolicyKind.RETREAT,
-         "random": PolicyKind.RANDOM}
+_SEAT_HINT = {0: "a Viking policy (seat 0); use prayer_smart or smart",
+              1: "an English policy (seat 1); use runes_smart or smart"}
 
 
-def compile_policies(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Policy names (seat 0 Vikings, seat 1 English) → (kinds, params) arrays."""
-    if len(names) != 2:
-        raise InputError(f"battle878 needs 2 policies (Vikings, English), got {len(names)}")
-    if names[0] == "prayer_smart":
-        raise InputError("prayer_smart is an English policy (seat 1); use runes_smart or smart")
-    if names[1] in ("runes_smart", "cautious"):
-        raise InputError(f"{names[1]} is a Viking policy (seat 0); use prayer_smart or smart")
-    kinds = np.zeros(2, np.int64)
-    params = np.zeros((2, N_PARAMS), np.float64)
-    for seat, name in enumerate(names):
-        if name not in _KIND:
-            raise InputError(f"unknown policy {name!r}; allowed: {', '.join(POLICIES)}")
-        kinds[seat] = int(_KIND[name])
-        params[seat, P_RATIO] = 0.5
-    # God's Peace for the smart English: 'bad odds' means English strength < Viking strength
-    if kinds[1] == PolicyKind.SMART:
-        params[1, P_RATIO] = 1.0
-    # smart Vikings roll new Runes while Conversions on the Prayer card < gods_peace_cost - cut
-    params[0, P_CUT] = 2.0 if names[0] == "cautious" else 1.0
+def policy_objects(texts) -> tuple:
+    """Policy texts or objects (seat 0 Vikings, seat 1 English) → policy objects; InputError
+    for an unknown name, a bad parameter or a policy on the wrong seat."""
+    if len(texts) != 2:
+        raise InputError(f"battle878 needs 2 policies (Vikings, English), got {len(texts)}")
+    out = []
+    for seat, p in enumerate(texts):
+        name = p if isinstance(p, str) else None
+        obj = core_policies.build("battle878", POLICY_TYPES, p) if name else p
+        if seat not in obj.seats:
+            label = core_policies.parse(name)[0] if name else type(obj).__name__
+            raise InputError(f"{label} is {_SEAT_HINT[obj.seats[0]]}")
+        out.append(obj)
+    return tuple(out)
+
+
+def compile_policies(policies) -> tuple[np.ndarray, np.ndarray]:
+    """Policies (texts or objects; seat 0 Vikings, seat 1 English) → (kinds, params)."""
+    objs = policy_objects(policies)
+    kinds = np.array([int(p.kind) for p in objs], np.int64)
+    params = np.zeros((len(objs), N_PARAMS), np.float64)
+    for seat, p in enumerate(objs):
+        for slot, value in p.params().items():
+            params[seat, slot] = value
     return kinds, params

@@ -15,15 +15,17 @@ What it shares with the kernel (and with ``exact.py``):
   Runes/Prayer faces, Fyrd cards (``rules.DEFAULT_*``; each checked by a hand-typed test in
   ``tests/test_battle878_shared_data.py``);
 - ``EPIC_NAMES`` (Epic card order: the Fyrd-deck draw picks by index) and ``Outcome`` codes;
+- the policy objects (``policies.policy_objects``: which play a name means and its parameters,
+  e.g. ``retreat(threshold=0.6)``), read here as plain attributes;
 - ``core.rng.d6``, the one d6 expression every engine uses (same draw, same value).
 
-Nothing else: not the kernel's compiled arrays, its helpers or ``compile_policies`` (the policy
-numbers below are typed from the POLICIES texts). The draw order is the contract in
-``kernel.py``'s docstring.
+Nothing else: not the kernel's compiled arrays, its helpers or ``compile_policies``. The draw
+order is the contract in ``kernel.py``'s docstring.
 """
 from __future__ import annotations
 
 from vikingsim.core.rng import d6
+from vikingsim.games.battle878.policies import policy_objects
 from vikingsim.games.battle878.rules import EPIC_NAMES, Outcome, Rules
 
 SLOTS = ("N", "B", "H", "T", "F", "VF")        # rules.Unit order
@@ -49,21 +51,6 @@ RETREAT_ORDER = {"V": ("B", "N", "VF"), "E": ("H", "T", "F")}
 # Norsemen (Vikings attacking) or the Thegns (English attacking)
 TRAITOR_FACTIONS = {"V": ("N", "B"), "E": ("H", "T")}
 TRAITOR_TIE = {"V": "N", "E": "T"}
-# the kind of play behind each policy name (POLICIES: aliases of smart)
-KIND_OF = {"default": "default", "never": "never", "greedy": "greedy", "smart": "smart",
-           "runes_smart": "smart", "prayer_smart": "smart", "cautious": "smart",
-           "retreat": "retreat", "random": "random"}
-# POLICIES 'retreat': go when own strength < half the enemy's
-RETREAT_ODDS = 0.5
-# POLICIES 'smart' English: the odds are bad when English strength < Viking strength
-SMART_ENGLISH_BAD_ODDS = 1.0
-# POLICIES 'smart' Vikings roll new Runes while the Prayer card's Conversions < gods_peace_cost
-# - 1 (stop at gods_peace_cost - 1); 'cautious' only while < gods_peace_cost - 2 (none at all
-# at the seed's cost 3)
-RUNES_MARGIN = {"cautious": 2}
-# POLICIES 'random': chance of a new Runes/Prayer die, of re-rolling a placed Runes die, and of
-# retreating on a roll with Commands
-RANDOM_DIE, RANDOM_REROLL, RANDOM_RETREAT = 0.5, 0.5, 0.2
 
 
 def _nolog(_msg):
@@ -76,8 +63,12 @@ class Battle:
     def __init__(self, rules: Rules, policies, dice, pol, log=_nolog):
         self.r = rules
         self.dice, self.pol, self.log = dice, pol, log
-        self.kind = {"V": KIND_OF[policies[0]], "E": KIND_OF[policies[1]]}
-        self.runes_margin = RUNES_MARGIN.get(policies[0], 1)
+        # the policies' parameters (POLICIES texts): retreat ``threshold``; smart English
+        # ``bad_odds``, smart Vikings ``runes_margin``; random ``retreat_chance``,
+        # ``die_chance``, ``reroll_chance``. ``kind``: the play behind the name (the smart
+        # aliases and cautious are smart)
+        self.policy = dict(zip(("V", "E"), policy_objects(policies)))
+        self.kind = {side: p.kind.name.lower() for side, p in self.policy.items()}
         self.face = {d: [{"H": "hit", "F": "flee", "C": "cmd", "B": "blank"}[ch] for ch in s]
                      for d, s in enumerate(rules.faces)}
         self.phit = [sum(ch == "H" for ch in s) / 6.0 for s in rules.faces]
@@ -269,17 +260,49 @@ class Battle:
         return None
 
     def one_roll(self, s):
-        r = self.r
+        """One roll of side ``s``, its steps in the order of the notes; the Outcome, or None
+        while the battle goes on."""
         self.log(f"Roll {self.rolls}: {SIDE_NAME[s]} roll")
-        if s == "V" and self.raven == "flee":       # SEED §5.4 Raven Banner Flee
-            for k in ("N", "B"):
-                if self.owner[k] == "V" and self.cnt[k] > 0:
-                    self.cnt[k] -= 1
-                    self.fled[k] += 1
-                    self.log(f"  Raven Banner: a {NAMES[k]} flees")
-            if self.alive("V") == 0:
-                return Outcome.BOTH_ELIMINATED if self.alive("E") == 0 else Outcome.ENGLISH_WIN
-        # 878 §4.3 dice per type; 878 §4.4 Fort/Settlement extra dice
+        if s == "V" and self.raven == "flee" and self.raven_flee():
+            return Outcome.BOTH_ELIMINATED if self.alive("E") == 0 else Outcome.ENGLISH_WIN
+        res = self.roll_dice(s)
+        ignored = self.ragnar_and_northumbria(s, res)
+        self.log("  dice: " + self.describe_roll(res, with_dice=True))
+        martyr = False
+        if self.r.runes_prayer:
+            martyr, gods_peace = self.runes_and_prayer(s, res)
+            if gods_peace:
+                return Outcome.GODS_PEACE
+            self.log("  dice after Runes/Prayer: " + self.describe_roll(res))
+        hits, cmds = self.roll_totals(s, res, martyr, ignored)
+        self.own_flees(res)
+        self.take_hits(s, hits)
+        retreated = False
+        if cmds > 0 and "foul_weather" not in self.epics:
+            retreated = self.retreat(s, cmds)
+        if s == "E":
+            self.first_english = False
+        return self.end_check(s, retreated)
+
+    @staticmethod
+    def describe_roll(res, with_dice=False):
+        return "; ".join(f"{NAMES[k]}{' ' + str(v['n']) if with_dice else ''}: {v['hit']}H "
+                         f"{v['flee']}F {v['cmd']}C" for k, v in res.items() if v["n"])
+
+    def raven_flee(self):
+        """SEED §5.4 Raven Banner Flee: a Norseman and a Berserker flee before each Viking
+        roll. Returns whether the Vikings have nothing left."""
+        for k in ("N", "B"):
+            if self.owner[k] == "V" and self.cnt[k] > 0:
+                self.cnt[k] -= 1
+                self.fled[k] += 1
+                self.log(f"  Raven Banner: a {NAMES[k]} flees")
+        return self.alive("V") == 0
+
+    def roll_dice(self, s):
+        """878 §4.3 dice per type (878 §4.4 Fort/Settlement extra dice), then SEED §3.3
+        Edmund's Faith: the holder re-rolls its Flee and Command results once."""
+        r = self.r
         res = {k: {"hit": 0, "flee": 0, "cmd": 0, "blank": 0, "n": 0} for k in SLOTS}
         for k in SLOTS:
             if self.owner[k] != s:
@@ -287,46 +310,50 @@ class Battle:
             res[k]["n"] = n = self.n_dice(k)
             for _ in range(n):
                 res[k][self.roll_face(DIE_OF[k])] += 1
-        # SEED §3.3 Edmund's Faith
         if r.edmunds_faith and s == ("E" if r.edmunds_faith_side == "english" else "V"):
             for k in SLOTS:
                 m = res[k]["flee"] + res[k]["cmd"]
                 res[k]["flee"] = res[k]["cmd"] = 0
                 for _ in range(m):
                     res[k][self.roll_face(DIE_OF[k])] += 1
-        # 878 §4.7 Ragnar
-        if r.ragnar and s == "E" and self.first_english:
+        return res
+
+    def ragnar_and_northumbria(self, s, res):
+        """878 §4.7 Ragnar: the Commands of the first English roll count as Flees; 878 §4.8
+        Northumbria: the battle's first English Flee is ignored (H, T, F, then traitors).
+        Returns whether a Flee was ignored this roll."""
+        if self.r.ragnar and s == "E" and self.first_english:
             for k in SLOTS:
                 res[k]["flee"] += res[k]["cmd"]
                 res[k]["cmd"] = 0
-        # 878 §4.8 Northumbria
-        ignored = False
         if self.north and s == "E":
             for k in ("H", "T", "F", "B", "N"):
                 if self.owner[k] == "E" and res[k]["flee"] > 0:
                     res[k]["flee"] -= 1
-                    ignored = True
                     self.north = False
                     self.log(f"  Northumbria: a {NAMES[k]} Flee is ignored")
-                    break
-        self.log("  dice: " + "; ".join(
-            f"{NAMES[k]} {v['n']}: {v['hit']}H {v['flee']}F {v['cmd']}C"
-            for k, v in res.items() if v["n"]))
-        martyr = False
-        if r.runes_prayer:
-            martyr = self.roll_runes(s) if s == "V" else self.roll_prayer()
-            for sp in (s, OTHER[s]):           # spending: rolling side first (DEFAULT order)
-                if self.kind[sp] in ("default", "never", "retreat"):
-                    continue
-                if sp == "V":
-                    self.spend_runes(s, res)
-                elif self.spend_prayer(s, res):
-                    return Outcome.GODS_PEACE
-            self.log("  dice after Runes/Prayer: " + "; ".join(
-                f"{NAMES[k]}: {v['hit']}H {v['flee']}F {v['cmd']}C"
-                for k, v in res.items() if v["n"]))
-        # SEED §4.4 Martyrdom: no English Command this roll; under Foul Weather (SEED §7.3) the
-        # voided Commands are not banked either, unless martyrdom_blocks_bank is off
+                    return True
+        return False
+
+    def runes_and_prayer(self, s, res):
+        """SEED §4: the rolling side rolls its Runes or Prayer dice; then each side spends,
+        rolling side first (DEFAULT order). Returns (Martyrdom, God's Peace)."""
+        martyr = self.roll_runes(s) if s == "V" else self.roll_prayer()
+        for sp in (s, OTHER[s]):
+            if self.kind[sp] in ("default", "never", "retreat"):
+                continue
+            if sp == "V":
+                self.spend_runes(s, res)
+            elif self.spend_prayer(s, res):
+                return martyr, True
+        return martyr, False
+
+    def roll_totals(self, s, res, martyr, ignored):
+        """(Hits, Commands) of the roll after SEED §4.4 Martyrdom (no English Command; under
+        Foul Weather, SEED §7.3, the voided Commands are not banked either unless
+        martyrdom_blocks_bank is off), the Raven Banner Hit (SEED §5.4), the Faith card's Flee
+        Hit and Foul Weather's banked Commands (SEED §7.3)."""
+        r = self.r
         if martyr and (r.martyrdom_blocks_bank or "foul_weather" not in self.epics):
             for k in SLOTS:
                 res[k]["cmd"] = 0
@@ -342,19 +369,16 @@ class Battle:
             hits -= cancel
             self.bank[s] = 0
             self.bank[OTHER[s]] = cmds
-        for k in SLOTS:   # 878 §4.5 own Flees
+        return hits, cmds
+
+    def own_flees(self, res):
+        """878 §4.5: each Flee removes a unit of its own type; extra Flees are lost."""
+        for k in SLOTS:
             x = min(res[k]["flee"], self.cnt[k])
             if x:
                 self.cnt[k] -= x
                 self.fled[k] += x
                 self.log(f"  {x} {NAMES[k]} flee")
-        self.take_hits(s, hits)
-        retreated = False
-        if cmds > 0 and "foul_weather" not in self.epics:
-            retreated = self.retreat(s, cmds)
-        if s == "E":
-            self.first_english = False
-        return self.end_check(s, retreated)
 
     # ---------- 878 §4.6 who takes the Hits
     def loss_order(self, side):
@@ -414,9 +438,9 @@ class Battle:
     def wants_retreat(self, s):
         kind = self.kind[s]
         if kind == "random":
-            return self.rand() < RANDOM_RETREAT
+            return self.rand() < self.policy[s].retreat_chance
         if kind == "retreat":
-            return self.strength(s) < RETREAT_ODDS * self.strength(OTHER[s])
+            return self.strength(s) < self.policy[s].threshold * self.strength(OTHER[s])
         return False
 
     def retreat(self, s, cmds):
@@ -446,9 +470,9 @@ class Battle:
         coin (drawn whether or not a die is left); default, never, retreat: never."""
         kind = self.kind[side]
         if kind == "random":
-            return self.rand() < RANDOM_DIE
+            return self.rand() < self.policy[side].die_chance
         if kind == "smart" and side == "V":
-            return self.conversions() < self.r.gods_peace_cost - self.runes_margin
+            return self.conversions() < self.r.gods_peace_cost - self.policy["V"].runes_margin
         return kind in ("greedy", "smart")
 
     def rerolls_placed_rune(self):
@@ -456,7 +480,7 @@ class Battle:
         (to take it off the English card); random: a coin."""
         kind = self.kind["V"]
         if kind == "random":
-            return self.rand() < RANDOM_REROLL
+            return self.rand() < self.policy["V"].reroll_chance
         return kind in ("greedy", "smart")
 
     def roll_runes(self, s):
@@ -566,7 +590,7 @@ class Battle:
         their own roll (smart: only once no Prayer die is left). True: God's Peace."""
         r = self.r
         smart = self.kind["E"] == "smart"
-        bad = smart and self.strength("E") < SMART_ENGLISH_BAD_ODDS * self.strength("V")
+        bad = smart and self.strength("E") < self.policy["E"].bad_odds * self.strength("V")
         if self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart):
             self.effects["gods_peace"] += 1
             self.log("  God's Peace: the Vikings must leave")
