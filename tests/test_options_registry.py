@@ -144,10 +144,11 @@ def _game_contexts(game: str) -> list[dict]:
 # ---------------------------------------------------------------- discovery
 
 def rules_classes(game: str) -> list[type]:
-    """Dataclasses named ``*Rules`` (not ``Compiled*``) defined in the game's package."""
+    """Dataclasses named ``*Rules`` (not ``Compiled*``) defined in the game's package (and
+    its subpackages, e.g. one per mode)."""
     pkg = importlib.import_module(f"vikingsim.games.{game}")
-    mods = [pkg] + [importlib.import_module(f"{pkg.__name__}.{m.name}")
-                    for m in pkgutil.iter_modules(pkg.__path__)]
+    mods = [pkg] + [importlib.import_module(m.name)
+                    for m in pkgutil.walk_packages(pkg.__path__, f"{pkg.__name__}.")]
     found = {}
     for mod in mods:
         for name, cls in inspect.getmembers(mod, inspect.isclass):

@@ -9,10 +9,11 @@ from vikingsim.core.errors import InputError
 from vikingsim.core.runner import simulate
 from vikingsim.core.testing import ScriptedDice, plain_module
 from vikingsim.games.ravenfeast import GAME, OPTIONS, duel_setup
-from vikingsim.games.ravenfeast import duel, duel_reference
-from vikingsim.games.ravenfeast.duel import (_resolve_end_of_turn, _resolve_free_trigger,
-                                             _resolve_hit, _resolve_outcome, _resolve_save,
-                                             _resolve_wounds_dealt)
+from vikingsim.games.ravenfeast.duel import kernel as duel
+from vikingsim.games.ravenfeast.duel import reference as duel_reference
+from vikingsim.games.ravenfeast.duel.kernel import (_resolve_end_of_turn, _resolve_free_trigger,
+                                                    _resolve_hit, _resolve_outcome,
+                                                    _resolve_save, _resolve_wounds_dealt)
 from vikingsim.games.ravenfeast.rules import Outcome, Rules, Stance, armor_rating, melee_rating
 
 
@@ -72,6 +73,14 @@ def test_reference_attack_draws_only_the_dice_it_needs():
     assert duel_reference.one_attack(4, 3, True, True, d) == (2, 1) and d.left == 0
     d = Dice([1, 6, 6])                      # Free Attack misses
     assert duel_reference.one_attack(4, 3, True, True, d) == (1, 0) and d.left == 0
+    # boundaries (§2.2: a roll equal to the rating passes): hit 4 at Melee 4, save 3 at Armor
+    # 3; Armor 4 > 3 wounds; Free Attack 4 at Melee 4 hits
+    d = Dice([4, 3])
+    assert duel_reference.one_attack(4, 3, True, True, d) == (0, 0) and d.left == 0
+    d = Dice([4, 4])
+    assert duel_reference.one_attack(4, 3, True, True, d) == (1, 0) and d.left == 0
+    d = Dice([1, 6, 4])
+    assert duel_reference.one_attack(4, 3, True, True, d) == (2, 1) and d.left == 0
 
 
 # ----------------------------------------------------------------- modifiers (§6.2, §8.3)
@@ -122,7 +131,8 @@ def _setup(**o):
 def test_figure_killed_this_turn_still_strikes_so_both_can_die():             # §3.4, §6.5
     s = _setup()                                      # 1 attack each, Melee 4, Armor 3
     res = duel_reference.play_one(s, Dice([2, 5, 3, 6]))   # A hits, B fails; B hits, A fails
-    assert res[:4] == (Outcome.BOTH_DIE, 1, 0, 0)
+    assert res[:4] == (Outcome.DRAW, 1, 0, 0)
+    assert _kernel_duel(s, [2, 5, 3, 6]) == res
 
 
 def test_saved_hits_continue_the_duel_and_tough_absorbs_wounds():
@@ -131,22 +141,30 @@ def test_saved_hits_continue_the_duel_and_tough_absorbs_wounds():
     # turn 3: A hits (4), B fails (6): B's 2nd wound; B misses (5)
     res = duel_reference.play_one(s, Dice([2, 3, 5, 1, 4, 6, 4, 6, 5]))
     assert res[:4] == (Outcome.A_WIN, 3, 1, 0)
+    assert _kernel_duel(s, [2, 3, 5, 1, 4, 6, 4, 6, 5]) == res
 
 
 def test_free_attack_kills_a_tough_2_figure_in_one_blow():                     # §6.4
     s = _setup(b_wounds=2)
     res = duel_reference.play_one(s, Dice([1, 6, 2, 5]))   # 1 + Armor 6 + Free 2; B misses
-    assert res == (Outcome.A_WIN, 1, 1, 0, 1, 0)
+    assert res == (Outcome.A_WIN, 1, 1, 0, 1, 0)                # A placed one Raven token
+    assert _kernel_duel(s, [1, 6, 2, 5]) == res
 
 
 def test_fated_figure_strikes_when_killed():                                   # §10.3
     s = _setup(a_fated="true")
     # A misses (6); B hits (1), A fails (5) -> A killed; Fated stroke 3 <= 4 kills B
     res = duel_reference.play_one(s, Dice([6, 1, 5, 3]))
-    assert res[:4] == (Outcome.BOTH_DIE, 1, 0, 0)
+    assert res[:4] == (Outcome.DRAW, 1, 0, 0)
+    assert _kernel_duel(s, [6, 1, 5, 3]) == res
     s = _setup(a_fated="true", fated_armor_roll=True)
     res = duel_reference.play_one(s, Dice([6, 1, 5, 3, 2]))     # B saves the stroke (2 <= 3)
     assert res[:4] == (Outcome.B_WIN, 1, 0, 1)
+    assert _kernel_duel(s, [6, 1, 5, 3, 2]) == res
+    s = _setup(b_fated="true")          # the same for B: B misses (6) after A's hit (1, 5)
+    res = duel_reference.play_one(s, Dice([1, 5, 6, 3]))        # kills it; B's stroke 3 <= 4
+    assert res[:4] == (Outcome.DRAW, 1, 0, 0)
+    assert _kernel_duel(s, [1, 5, 6, 3]) == res
 
 
 def test_duel_that_cannot_end_is_truncated_not_drawn():                       # §12.6 guard
@@ -192,23 +210,36 @@ def test_same_results_for_any_thread_count_and_prefix():
 
 @pytest.mark.parametrize("opts", COMBOS)
 def test_invariants_over_many_duels(opts):
+    # GAME.invariants (duel.invariants): wounds left in [0, start], 1 <= turns <= max_turns,
+    # the outcome read off the wounds left, truncation only at the cap, no Raven token
+    # without the Free Attack
     r = simulate(GAME, n=50_000, seed=23, threads=2, options=opts)
-    s, o = r.setup.inner, r.out
-    wa, wb, oc, t = (o["a_wounds_left"].astype(int), o["b_wounds_left"].astype(int),
-                     o["outcome"], o["turns"])
-    assert (wa >= 0).all() and (wb >= 0).all()                      # never negative
-    assert (wa <= s.wounds[0]).all() and (wb <= s.wounds[1]).all()  # never healed
-    assert ((t >= 1) & (t <= s.max_turns)).all()
-    np.testing.assert_array_equal(oc == Outcome.A_WIN, (wa > 0) & (wb == 0))
-    np.testing.assert_array_equal(oc == Outcome.B_WIN, (wa == 0) & (wb > 0))
-    np.testing.assert_array_equal(oc == Outcome.BOTH_DIE, (wa == 0) & (wb == 0))
-    np.testing.assert_array_equal(oc == Outcome.TRUNCATED, (wa > 0) & (wb > 0))
-    assert ((oc != Outcome.TRUNCATED) | (t == s.max_turns)).all()
-    if not s.free_attack:
-        assert (o["a_ravens"] == 0).all() and (o["b_ravens"] == 0).all()
+    assert GAME.invariants(r.setup, r.out) == []
     summ = r.summary
     total = summ["p_a_win"] + summ["p_b_win"] + summ["p_both_die"] + summ["p_truncated"]
     assert abs(total - 1.0) < 1e-12
+    assert summ["p_draw"] == summ["p_both_die"]                # a duel where both die: a draw
+
+
+@pytest.mark.parametrize("column, game, value, what", [
+    ("a_wounds_left", 3, -1, "wounds left negative"),
+    ("b_wounds_left", 3, 9, "above the start"),
+    ("turns", 5, 0, "turns outside"),
+    ("turns", 5, 51, "turns outside"),
+    ("outcome", 2, Outcome.B_WIN, "b_win without"),
+    ("outcome", 2, Outcome.DRAW, "draw without"),
+    ("outcome", 2, Outcome.TRUNCATED, "truncated without"),
+    ("a_ravens", 4, 1, "Raven token without"),
+])
+def test_invariants_report_a_broken_duel(column, game, value, what):
+    r = simulate(GAME, n=200, seed=23, threads=1, options={"free_attack": False})
+    out = {k: v.copy() for k, v in r.out.items()}
+    out["a_wounds_left"][2], out["b_wounds_left"][2] = 1, 0      # game 2: A wins
+    out["outcome"][2] = Outcome.A_WIN
+    assert GAME.invariants(r.setup, out) == []
+    out[column][game] = value
+    found = GAME.invariants(r.setup, out)
+    assert len(found) >= 1 and any(what in v and f"first game {game}" in v for v in found)
 
 
 def test_figures_never_resurrect_in_traced_duels():
@@ -230,7 +261,7 @@ def test_trace_tells_the_same_duel_as_the_run(game_id):
     text = GAME.trace(r.setup, 4, game_id)
     assert "Jarl" in text and "Berserker" in text
     winner = {Outcome.A_WIN: "Jarl wins", Outcome.B_WIN: "Berserker wins",
-              Outcome.BOTH_DIE: "both fall"}[Outcome(r.out["outcome"][game_id])]
+              Outcome.DRAW: "both fall"}[Outcome(r.out["outcome"][game_id])]
     assert text.rstrip().endswith(f"after {r.out['turns'][game_id]} turn(s): {winner}.")
 
 
@@ -274,7 +305,7 @@ def test_frame_has_one_row_per_duel():
     df = r.frame
     assert list(df.columns[:2]) == ["game_id", "outcome"]
     assert (df["game_id"].to_numpy() == np.arange(1_000)).all()
-    assert set(df["outcome"].astype(str)) <= {"a_win", "b_win", "both_die", "truncated"}
+    assert set(df["outcome"].astype(str)) <= {"a_win", "b_win", "draw", "truncated"}   # both die: draw
     np.testing.assert_array_equal(df["outcome"].cat.codes.to_numpy(), r.out["outcome"])
 
 
@@ -285,7 +316,7 @@ def test_duel_module_allocates_compact_outputs():
 
 # ----------------------------------------------------------------- the kernel's own code, scripted
 
-K = plain_module("vikingsim.games.ravenfeast.duel")     # the kernel's code as plain Python
+K = plain_module("vikingsim.games.ravenfeast.duel.kernel")   # the kernel's code as plain Python
 
 
 def _kernel_duel(s, faces):
@@ -304,13 +335,17 @@ def test_kernel_attack_draws_one_two_or_three_dice():
     assert tuple(K._attack(4, 3, True, True, d)) == (1, 0) and d.left == 0      # wound
     d = ScriptedDice([1, 6, 3])
     assert tuple(K._attack(4, 3, True, True, d)) == (2, 1) and d.left == 0      # §6.4
+    d = ScriptedDice([4, 3])                          # §2.2 boundaries: hit 4, save 3
+    assert tuple(K._attack(4, 3, True, True, d)) == (0, 0) and d.left == 0
+    d = ScriptedDice([1, 6, 4])                       # Free Attack 4 at Melee 4 hits
+    assert tuple(K._attack(4, 3, True, True, d)) == (2, 1) and d.left == 0
 
 
 @pytest.mark.parametrize("opts,faces,expected", [
-    ({}, [2, 5, 3, 6], (Outcome.BOTH_DIE, 1, 0, 0, 0, 0)),                 # §3.4 both strike
+    ({}, [2, 5, 3, 6], (Outcome.DRAW, 1, 0, 0, 0, 0)),                 # §3.4 both strike
     ({"b_wounds": 2}, [1, 6, 2, 5], (Outcome.A_WIN, 1, 1, 0, 1, 0)),        # §6.4 Free Attack
     ({"b_wounds": 2}, [2, 3, 5, 1, 4, 6, 4, 6, 5], (Outcome.A_WIN, 3, 1, 0, 0, 0)),
-    ({"a_fated": "true"}, [6, 1, 5, 3], (Outcome.BOTH_DIE, 1, 0, 0, 0, 0)),  # §10.3
+    ({"a_fated": "true"}, [6, 1, 5, 3], (Outcome.DRAW, 1, 0, 0, 0, 0)),  # §10.3
     ({"a_fated": "true", "fated_armor_roll": True}, [6, 1, 5, 3, 2], (Outcome.B_WIN, 1, 0, 1, 0, 0)),
     ({"free_attack": False, "b_wounds": 2, "max_turns": 1}, [1, 6, 5],
      (Outcome.TRUNCATED, 1, 1, 1, 0, 0)),

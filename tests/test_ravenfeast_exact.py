@@ -7,8 +7,9 @@ import pytest
 from vikingsim.core import config
 from vikingsim.core.errors import InputError
 from vikingsim.core.runner import simulate
-from vikingsim.games.ravenfeast import GAME, duel_setup
-from vikingsim.games.ravenfeast.exact import attack_distribution, odds, solve, turn_distribution
+from vikingsim.games.ravenfeast import GAME, duel_setup, odds
+from vikingsim.games.ravenfeast.duel.exact import attack_distribution, solve, turn_distribution
+from vikingsim.core.testing import within_k_se
 
 P_KEYS = ("p_a_win", "p_b_win", "p_both_die", "p_truncated")
 
@@ -94,10 +95,10 @@ def test_kernel_matches_exact_within_4_se(opts):
     for i, k in enumerate(P_KEYS):
         p = ex[k]
         se = math.sqrt(max(p * (1 - p), 1e-300) / n)
-        assert abs(counts[i] / n - p) <= config.TEST_K_SE * se + 1e-12, (k, counts[i] / n, p)
+        assert within_k_se(counts[i] / n, p, se), (k, counts[i] / n, p)
     t = r.out["turns"].astype(np.float64)
     se_t = t.std(ddof=1) / math.sqrt(n)
-    assert abs(t.mean() - ex["mean_turns"]) <= config.TEST_K_SE * se_t + 1e-12
+    assert within_k_se(t.mean(), ex["mean_turns"], se_t)
 
 
 def test_free_attack_heavy_pair_would_expose_a_missing_free_attack():
@@ -113,6 +114,8 @@ def test_odds_keys_equal_summary_keys():
     keys = {k for k in r.summary if k.startswith(("p_", "mean_turns"))}
     assert keys == {k for k in ex if k.startswith(("p_", "mean_turns"))}
     assert (ex["a"], ex["b"]) == (r.summary["a"], r.summary["b"])
+    assert ex["p_draw"] == ex["p_both_die"] > 0                # both die: the duel's draw
+    assert ex["p_a_win"] + ex["p_b_win"] + ex["p_draw"] + ex["p_truncated"] == pytest.approx(1)
 
 
 def test_odds_rejects_other_modes_and_unknown_options():

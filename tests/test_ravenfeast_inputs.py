@@ -8,9 +8,8 @@ import pytest
 from vikingsim.cli import main
 from vikingsim.core.errors import InputError
 from vikingsim.core.runner import simulate
-from vikingsim.games.ravenfeast import GAME, MODES, odds, setup
-from vikingsim.games.ravenfeast import _option_modes as option_modes
-from vikingsim.games.ravenfeast.warband import F, compile_setup
+from vikingsim.games.ravenfeast import GAME, MODES, OPTION_MODES, odds, setup
+from vikingsim.games.ravenfeast.warband.rules import FigCol, compile_setup
 from vikingsim.games.ravenfeast.warbands import load_warband
 
 # ---------------------------------------------------------------- inline warbands
@@ -82,7 +81,8 @@ def test_toml_with_exact_types_loads(tmp_path):
     assert w.figures[1] == ("hirdmen", {"armor": 4, "mighty": False, "fated": True,
                                         "thrall": False})
     s = compile_setup(w, "bondi")
-    assert s.armt[0, 1, 0] == 4 and s.fig[0, 1, F.MIGHTY] == 0 and s.fig[0, 1, F.FATED] == 1
+    assert s.armt[0, 1, 0] == 4
+    assert s.fig[0, 1, FigCol.MIGHTY] == 0 and s.fig[0, 1, FigCol.FATED] == 1
 
 
 # ---------------------------------------------------------------- options and modes
@@ -98,7 +98,7 @@ def _warnings(err: str) -> list[str]:
 
 
 def test_every_option_declares_its_modes():
-    modes = option_modes()
+    modes = OPTION_MODES
     assert {o.name for o in GAME.options} <= set(modes)
     assert all(m and set(m) <= set(MODES) for m in modes.values())
 

@@ -1,11 +1,12 @@
-"""Ravenfeast points calibration helpers and the headline of notebooks/ravenfeast_points.ipynb."""
+"""Ravenfeast points calibration (``vikingsim.experiments.ravenfeast``) and the headline of
+notebooks/ravenfeast_points.ipynb."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from vikingsim.games.ravenfeast import points as P
+from vikingsim.experiments import ravenfeast as P
 from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES
 
 PTS = pd.Series({t: float(PROFILES[t].points) for t in PREDEFINED})

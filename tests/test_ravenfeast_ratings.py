@@ -4,20 +4,19 @@
 Every expected number below was typed by hand from the rules notes, not computed from the code:
 the kernels' rating helpers (``rules.melee_rating`` / ``rules.armor_rating``), the tables they
 compile (duel setup, warband ``melt`` / ``armt``) and the references' own readings
-(``duel_reference.modified_melee`` / ``modified_armor``, the warband reference's roster) are all
+(``duel.reference.modified_melee`` / ``modified_armor``, the warband reference's roster) are all
 checked against the same grid, so a misreading shared by kernel and reference fails here.
 """
 from __future__ import annotations
 
 import pytest
 
-from vikingsim.games.ravenfeast import duel_reference as dref
 from vikingsim.games.ravenfeast import duel_setup
-from vikingsim.games.ravenfeast import warband_reference as wref
+from vikingsim.games.ravenfeast.duel import reference as dref
 from vikingsim.games.ravenfeast.profiles import PROFILES, Stat, compile_profile
 from vikingsim.games.ravenfeast.rules import Rules, Stance, armor_rating, melee_rating
-from vikingsim.games.ravenfeast.warband import F as WF
-from vikingsim.games.ravenfeast.warband import WarbandRules, compile_setup
+from vikingsim.games.ravenfeast.warband import reference as wref
+from vikingsim.games.ravenfeast.warband.rules import FigCol, WarbandRules, compile_setup
 from vikingsim.games.ravenfeast.warbands import make_warband
 
 T, F = True, False
@@ -153,14 +152,14 @@ def test_hero_morale_and_fight_for_honor_jarl_armor_in_both_engines():
                       WarbandRules(scenario="fight_for_honor", approach_turns=0))
     rated = wref.roster(s)[0]
     # Jarl Morale 5; Hirdman Hero 4 + 1 = 5; Jarl Hero 5 + 1 capped at 5
-    assert [int(s.fig[0, i, WF.MORALE]) for i in range(3)] == [5, 5, 5]
+    assert [int(s.fig[0, i, FigCol.MORALE]) for i in range(3)] == [5, 5, 5]
     assert [r.morale for r in rated] == [5, 5, 5]
     assert s.armt[0, 0, 0] == 3 and rated[0].armor_vs[F, F, F] == 3
     assert s.armt[0, 0, 4] == 2 and rated[0].armor_vs[F, F, T] == 2
     plain = compile_setup(band, "hirdmen", Rules(), WarbandRules())
     assert plain.armt[0, 0, 0] == 4 and wref.roster(plain)[0][0].armor_vs[F, F, F] == 4
     nearby = compile_setup(band, "hirdmen", Rules(), WarbandRules(hero_morale_bonus="nearby"))
-    assert int(nearby.fig[0, 1, WF.MORALE]) == 4 and wref.roster(nearby)[0][1].morale == 4
+    assert int(nearby.fig[0, 1, FigCol.MORALE]) == 4 and wref.roster(nearby)[0][1].morale == 4
 
 
 # §12.2 DEFAULT profiles, §11.2 SEED points, §7.2 SEED Tough (3)/(2), §12.2 Bondi archer option:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from vikingsim.core.runner import simulate
-from vikingsim.games.ravenfeast import warband as wb
-from vikingsim.games.ravenfeast.warband_reference import ACTIVE, CAPTURED, DEAD, Battle
+from vikingsim.games.ravenfeast import GAME, warband_setup
+from vikingsim.games.ravenfeast.rules import Outcome
+from vikingsim.games.ravenfeast.warband.reference import ACTIVE, CAPTURED, DEAD, Battle
 from vikingsim.games.ravenfeast.warbands import PRESETS
 
 POLICIES = ["default", "wall", "spread", "leader_hunt", "random", "geld_saves", "no_geld",
@@ -74,7 +75,7 @@ def test_invariants_over_random_battles():
                 "hero_morale_bonus": str(picker.choice(["self", "nearby"])),
                 "capture_thralls": bool(picker.integers(0, 2))}
         pols = [str(picker.choice(POLICIES)), str(picker.choice(POLICIES))]
-        s = wb.setup_warband(opts, pols, 2)
+        s = warband_setup(opts, pols)
         for _ in range(25):
             res, turns, gm, duel = Checked(s, dice, prng).play()
             assert 0 <= res <= 3 and 1 <= turns <= 50
@@ -88,20 +89,43 @@ def test_kernel_outputs_are_consistent():
                        (dict(a="hirdmen10", b="bondi10", end_rule="no_figures"), ["cautious"])):
         r = simulate("ravenfeast", n=30_000, seed=3, options={"mode": "warband", **opts},
                      policies=pols, threads=2)
-        o, n = r.out, r.setup.inner.nfig
-        assert (o["a_survivors"] >= 0).all() and (o["a_survivors"] <= n[0]).all()
-        assert (o["b_survivors"] <= n[1]).all() and (o["a_fled"] <= o["a_survivors"]).all()
-        assert (o["b_fled"] <= o["b_survivors"]).all()
-        thralls = r.setup.inner.fig[:, :, wb.F.THRALL].sum(axis=1)
-        assert (o["a_thralls"] <= thralls[1]).all() and (o["b_thralls"] <= thralls[0]).all()
-        fight_a = o["a_survivors"] - (0 if opts.get("end_rule") == "no_figures" else o["a_fled"])
-        fight_b = o["b_survivors"] - (0 if opts.get("end_rule") == "no_figures" else o["b_fled"])
-        a_win, b_win, draw = o["outcome"] == 0, o["outcome"] == 1, o["outcome"] == 2
-        # §12.6 fighters decide; a tie goes to more Thralls held (§10.6 DEFAULT tiebreak)
-        held_a, held_b = o["a_thralls"].astype(int), o["b_thralls"].astype(int)
-        assert (fight_b[a_win] == 0).all() and ((fight_a > 0) | (held_a > held_b))[a_win].all()
-        assert (fight_a[b_win] == 0).all() and ((fight_b > 0) | (held_b > held_a))[b_win].all()
-        assert (fight_a[draw] == 0).all() and (fight_b[draw] == 0).all()
-        assert (held_a[draw] == held_b[draw]).all()
-        trunc = o["outcome"] == 3
-        assert (o["turns"][trunc] == 50).all() and (o["turns"] <= 50).all()
+        # GAME.invariants (warband.invariants): counts within the warbands, fled among the
+        # survivors, captives only Thralls, turns and truncation, and every outcome as the
+        # victory rule gives it: §12.6 fighters decide; a tie goes to more Thralls held
+        # (§10.6 DEFAULT tiebreak), else a draw
+        assert GAME.invariants(r.setup, r.out) == []
+
+
+def _broken(out, game, **values):
+    out = {k: v.copy() for k, v in out.items()}
+    for k, v in values.items():
+        out[k][game] = v
+    return out
+
+
+def test_invariants_report_broken_battles():
+    r = simulate("ravenfeast", n=400, seed=3, threads=1,
+                 options={"mode": "warband", "a": "jarl_hird10", "b": "thralls10"})
+    s, o = r.setup, r.out
+    assert GAME.invariants(s, o) == []
+    won = int(np.argmax(o["outcome"] == Outcome.A_WIN))       # a battle A won outright
+    assert o["outcome"][won] == Outcome.A_WIN and o["b_survivors"][won] == o["b_fled"][won]
+    cases = [({"a_survivors": 11}, "survivors outside"),
+             ({"b_fled": 11}, "more fled than survivors"),
+             ({"b_thralls": 1}, "captives that are no Thralls"),        # A has no Thralls
+             ({"turns": 0}, "turns outside"),
+             ({"outcome": Outcome.TRUNCATED}, "truncated before max_turns"),
+             ({"outcome": Outcome.B_WIN}, "b_win against the victory rule"),
+             ({"outcome": Outcome.DRAW}, "draw against the victory rule"),
+             ({"b_survivors": 1, "b_fled": 0}, "a_win against the victory rule")]
+    for values, what in cases:
+        found = GAME.invariants(s, _broken(o, won, **values))
+        assert any(what in v and f"first game {won}" in v for v in found), (values, found)
+    sc = simulate("ravenfeast", n=400, seed=3, threads=1, options={
+        "mode": "scenario", "a": "jarl+huskarl*2", "b": "jarl+huskarl*2"})   # duels decide
+    assert GAME.invariants(sc.setup, sc.out) == []
+    duel = int(np.argmax((sc.out["general_melee"] == 0) & (sc.out["duel_result"] >= 0)))
+    assert sc.out["general_melee"][duel] == 0 and sc.out["duel_result"][duel] >= 0
+    flipped = 1 - int(sc.out["duel_result"][duel]) if sc.out["duel_result"][duel] < 2 else 0
+    found = GAME.invariants(sc.setup, _broken(sc.out, duel, outcome=flipped))
+    assert any("Jarls' duel" in v for v in found), found

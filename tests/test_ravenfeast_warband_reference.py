@@ -10,9 +10,10 @@ import pytest
 
 from vikingsim.core import config, rng
 from vikingsim.core.runner import simulate
-from vikingsim.games.ravenfeast import warband as wb
-from vikingsim.games.ravenfeast import warband_reference as ref
-from vikingsim.games.ravenfeast.exact import odds
+from vikingsim.games.ravenfeast import odds, warband_setup
+from vikingsim.games.ravenfeast.warband import kernel
+from vikingsim.games.ravenfeast.warband import reference as ref
+from vikingsim.core.testing import within_k_se
 
 TOML = """
 name = "heroes"
@@ -56,10 +57,10 @@ COMBOS = [
 
 
 def _both(options, policies, n, seed):
-    s = wb.setup_warband(options, policies, 2)
+    s = warband_setup(options, policies)
     outs = []
-    for play in (wb.play_block_warband, ref.reference_block_warband):
-        out = wb.allocate_warband(s, n)
+    for play in (kernel.play_block, ref.reference_block):
+        out = kernel.allocate(s, n)
         bounds = rng.block_bounds(n, 512)          # several blocks: Generators per block
         for b in range(len(bounds) - 1):
             play(s, int(bounds[b]), int(bounds[b + 1]),
@@ -113,7 +114,7 @@ def test_one_against_one_matches_exact_duel_odds():
                            ("p_draw", "p_both_die")):
         p = ex[exact_key]
         se = math.sqrt(p * (1 - p) / n)
-        assert abs(r.summary[key] - p) <= config.TEST_K_SE * se, (key, r.summary[key], p)
+        assert within_k_se(r.summary[key], p, se), (key, r.summary[key], p)
 
 
 def test_same_results_for_any_thread_count_and_prefix():
@@ -153,19 +154,35 @@ def test_trace_tells_a_battle():
     assert text.startswith("jarl+hirdmen*2") and "Result:" in text
 
 
+@pytest.mark.parametrize("mode", ["warband", "scenario"])
+def test_trace_tells_the_same_battle_as_the_run(mode):
+    opts = {"mode": mode, "a": "jarl+hirdmen*2", "b": "jarl+bondi*4"}
+    r = simulate("ravenfeast", n=300, seed=4, options=opts, policies=["random", "wall"],
+                 threads=1)
+    words = {0: "A wins", 1: "B wins", 2: "draw", 3: "truncated"}
+    from vikingsim.games.ravenfeast import GAME
+
+    for g in (0, 7, 299):                     # later games replay the block's earlier ones
+        text = GAME.trace(r.setup, 4, g)
+        o = {k: int(v[g]) for k, v in r.out.items()}
+        assert f"battle {g}, seed 4" in text.splitlines()[0]
+        assert text.endswith(f"Result: {words[o['outcome']]} after {o['turns']} turns; "
+                             f"survivors A {o['a_survivors']}, B {o['b_survivors']}.")
+
+
 def test_jit_off_equals_jit_on():
     """The kernel's own code run as plain Python (VIKINGSIM_DISABLE_JIT reading) gives the same
     battles as the compiled kernel (style rule 10)."""
     from vikingsim.core.testing import plain_module
 
-    plain = plain_module("vikingsim.games.ravenfeast.warband")
-    s = wb.setup_warband({"a": "raiders300", "b": "jarl_hird10", "rear_attack_from": 3},
-                         ["wall+random", "cautious"], 2)
+    plain = plain_module("vikingsim.games.ravenfeast.warband.kernel")
+    s = warband_setup({"a": "raiders300", "b": "jarl_hird10", "rear_attack_from": 3},
+                      ["wall+random", "cautious"])
     outs = []
-    for mod in (wb, plain):
-        out = wb.allocate_warband(s, 120)
-        mod.play_block_warband(s, 0, 120, rng.block_generator(9, rng.STREAM_DICE, 0),
-                               rng.block_generator(9, rng.STREAM_POLICY, 0), out)
+    for mod in (kernel, plain):
+        out = kernel.allocate(s, 120)
+        mod.play_block(s, 0, 120, rng.block_generator(9, rng.STREAM_DICE, 0),
+                       rng.block_generator(9, rng.STREAM_POLICY, 0), out)
         outs.append(out)
     for k in outs[0]:
         np.testing.assert_array_equal(outs[0][k], outs[1][k], err_msg=k)

@@ -1,7 +1,7 @@
 """Ravenfeast warband rules with forced dice (rules notes ravenfeast.md §4-§10, §12.6).
 
 Two layers: the pure ``_resolve_*`` functions of the kernel with dice values passed in, and short
-scripted battles on the plain-Python engine (``warband_reference``), whose dice come from a
+scripted battles on the plain-Python engine (``warband.reference``), whose dice come from a
 script; each test also checks how many dice were drawn, so a rule that draws one die too many or
 too few fails. The kernel equals the reference bit for bit (test_ravenfeast_warband_reference).
 """
@@ -10,11 +10,12 @@ from __future__ import annotations
 import pytest
 
 from vikingsim.core.errors import InputError
-from vikingsim.games.ravenfeast import warband as wb
 from vikingsim.games.ravenfeast.rules import Rules
-from vikingsim.games.ravenfeast.warband import WarbandRules, compile_setup
-from vikingsim.games.ravenfeast.warband_reference import (ACTIVE, CAPTURED, COWARD, DEAD,
+from vikingsim.games.ravenfeast.warband import kernel as wb
+from vikingsim.games.ravenfeast.warband.policies import policy_row
+from vikingsim.games.ravenfeast.warband.reference import (ACTIVE, CAPTURED, COWARD, DEAD,
                                                           Battle)
+from vikingsim.games.ravenfeast.warband.rules import FigCol, WarbandRules, compile_setup
 from vikingsim.games.ravenfeast.warbands import load_warband, make_warband
 
 
@@ -319,7 +320,7 @@ def test_toml_warband(tmp_path):
     w = load_warband(str(p))
     assert w.name == "hird" and len(w) == 4 and w.figures[3] == ("hirdmen", {"armor": 4, "fated": True})
     s = compile_setup(str(p), "bondi10")
-    assert s.fig[0, 3, wb.F.FATED] == 1 and s.armt[0, 3, 0] == 4
+    assert s.fig[0, 3, FigCol.FATED] == 1 and s.armt[0, 3, 0] == 4
 
 
 @pytest.mark.parametrize("text, msg", [
@@ -348,5 +349,5 @@ def test_unknown_or_missing_warband_is_an_input_error(tmp_path):
 
 def test_bad_policy_is_an_input_error():
     with pytest.raises(InputError, match="unknown warband policy"):
-        wb.policy_row("berserk")
-    assert list(wb.policy_row("wall+leader_hunt+cautious")) == [1, 2, 1, 1]
+        policy_row("berserk")
+    assert list(policy_row("wall+leader_hunt+cautious")) == [1, 2, 1, 1]

@@ -1,7 +1,7 @@
-"""Plain-Python Ravenfeast warband battle (rules notes ravenfeast.md §12.6, §10.7): the test oracle
-and bench baseline for ``warband.py``. Written with figure objects and lists, without the
-kernel's helpers, but with the same draw order (see ``warband.py``'s docstring), so both give
-identical battles from the same Generators.
+"""Plain-Python Ravenfeast warband battle (rules notes ravenfeast.md §12.6, §10.7): the test
+oracle and bench baseline for ``kernel.py``, and the trace. Written with figure objects and lists,
+without the kernel's helpers, but with the same draw order (see ``kernel.py``'s docstring), so
+both give identical battles from the same Generators.
 
 What it shares with the kernel:
 
@@ -9,25 +9,26 @@ What it shares with the kernel:
   warband list's overrides, the §7.2 Tough reading), its Thrall flag and its model points
   (the §12.3 price table, used for target ties);
 - the rule readings as given (``WarbandSetup.rules`` and ``.wrules``, the dataclasses, not the
-  kernel's compiled vector ``ri``) and the policy rows ``WarbandSetup.pol`` (``policy_row``).
+  kernel's compiled vector ``ri``) and the policy rows ``WarbandSetup.pol``
+  (``policies.WarbandPolicy.row``, read through ``PolicySlot``, ``Target``, ``GeldUse``).
 
 Everything else is worked out here from the rules notes: modified Melee and Armor per blow
-(``duel_reference.modified_melee`` / ``modified_armor``, the plain reading shared by both
+(``duel.reference.modified_melee`` / ``modified_armor``, the plain reading shared by both
 references; never ``rules.melee_rating``/``armor_rating`` or the kernel's ``melt``/``armt``
 tables), the Hero's +1 Morale (§13.3), Fight for Honor's Armor-3 Jarls (§10.7), the morale
 rating, victory and the Thrall tie-break (§10.6).
 """
 from __future__ import annotations
 
+from vikingsim.core import rng as _rng
 from vikingsim.core.rng import d6
-from vikingsim.games.ravenfeast.duel_reference import clamp, modified_armor, modified_melee
-from vikingsim.games.ravenfeast.profiles import Stat
-from vikingsim.games.ravenfeast.warband import P
+from vikingsim.games.ravenfeast.duel.reference import clamp, modified_armor, modified_melee
+from vikingsim.games.ravenfeast.profiles import RATING_MAX, Stat
+from vikingsim.games.ravenfeast.rules import BLOCK_GAMES, INT8_MAX, Outcome
+from vikingsim.games.ravenfeast.warband.policies import GeldUse, PolicySlot, Target
 from vikingsim.games.ravenfeast.warbands import compile_warband
 
 ACTIVE, COWARD, DEAD, CAPTURED = "active", "coward", "dead", "captured"
-FOCUS, SPREAD, LEADER, RANDOM = 0, 1, 2, 3
-GELD_MORALE, GELD_SAVES = 1, 2
 
 
 class Rated:
@@ -48,7 +49,7 @@ class Rated:
             self.armor = wrules.ffh_jarl_armor                   # §10.7 [RF-FfH] Armor-3 Jarls
         self.morale = int(row[Stat.MORALE])
         if self.hero and wrules.hero_morale_bonus == "self":
-            self.morale = min(self.morale + 1, 5)                # §9.3, §13.3: +1, max 5
+            self.morale = min(self.morale + 1, RATING_MAX)       # §9.3, §13.3: +1, max 5
         self.melee_in = {(out, wall): modified_melee(int(row[Stat.MELEE]), rules,
                                                      outnumbered=out, wall=wall)
                          for out in (False, True) for wall in (False, True)}
@@ -101,7 +102,8 @@ class Fig:
 class Battle:
     def __init__(self, setup, dice, prng, log=None, rated=None):
         self.rules, self.wr = setup.rules, setup.wrules
-        self.pol = [{p: int(setup.pol[s, p]) for p in P if p != P.N} for s in (0, 1)]
+        self.pol = [{p.name.lower(): int(setup.pol[s, p]) for p in PolicySlot
+                     if p != PolicySlot.N} for s in (0, 1)]      # per seat: wall, target, ...
         rated = roster(setup) if rated is None else rated
         self.bands = [[Fig(r, s, i) for i, r in enumerate(rated[s])] for s in (0, 1)]
         self.names = [f"A ({setup.names[0]})", f"B ({setup.names[1]})"]   # for the log
@@ -142,11 +144,11 @@ class Battle:
         return self.roll() <= rating
 
     def better(self, kind, e, b):
-        if kind == LEADER:
+        if kind == Target.LEADER:
             ke, kb = 2 * e.leader + e.hero, 2 * b.leader + b.hero
             if ke != kb:
                 return ke > kb
-        elif kind == SPREAD and e.engaged != b.engaged:
+        elif kind == Target.SPREAD and e.engaged != b.engaged:
             return e.engaged < b.engaged
         if (e.left() > 0) != (b.left() > 0):
             return e.left() > 0
@@ -155,7 +157,7 @@ class Battle:
         return e.points2 > b.points2
 
     def choose(self, kind, cands):
-        if kind == RANDOM:
+        if kind == Target.RANDOM:
             return cands[int(self.prng.random() * len(cands))]
         best = cands[0]
         for c in cands[1:]:
@@ -181,7 +183,7 @@ class Battle:
                 if self.wr.rally_uses_leader and lead.status == ACTIVE:
                     rating = max(rating, lead.morale)
                 ok = self.test(rating)
-                if not ok and self.pol[s][P.GELD] == GELD_MORALE and self.geld_ok(s):
+                if not ok and self.pol[s]["geld"] == GeldUse.MORALE and self.geld_ok(s):
                     self.geld[s] -= 1
                     ok = self.test(rating)
                 if ok:
@@ -195,7 +197,7 @@ class Battle:
 
     def form_walls(self):
         for s in (0, 1):
-            if self.pol[s][P.WALL]:
+            if self.pol[s]["wall"]:
                 k = sum(1 for f in self.bands[s] if f.status == ACTIVE)
                 if k >= self.wr.wall_min_figures:
                     self.wall[s] = True
@@ -204,12 +206,13 @@ class Battle:
 
     def disengage(self):
         for s in (0, 1):
-            if self.pol[s][P.DISENGAGE] != 1:
+            at = self.pol[s]["disengage_at"]        # wounds left at which it steps out
+            if at == 0:
                 continue
             lead = self.leader[s]
             if lead.status != ACTIVE or lead.reserve or lead.target is None or lead.surrounded:
                 continue
-            if lead.blood == 0 or lead.left() != 1:
+            if lead.blood == 0 or lead.left() > at:
                 continue
             if not any(f is not lead and f.status == ACTIVE and not f.reserve for f in self.bands[s]):
                 continue
@@ -231,7 +234,7 @@ class Battle:
                 cands = cands or [e for e in foes if e.status == ACTIVE]
                 if not cands:
                     continue
-                x = self.choose(self.pol[s][P.TARGET], cands)
+                x = self.choose(self.pol[s]["target"], cands)
                 x.engaged += 1
                 h = self.roll()
                 if h > f.missile:
@@ -245,8 +248,8 @@ class Battle:
                     continue
                 arm = x.armor_vs[self.wall[1 - s], False, False]   # §5.3: no Mighty
                 sv = self.roll()
-                if (sv > arm and self.pol[1 - s][P.GELD] == GELD_SAVES and x.leader
-                        and self.geld_ok(1 - s)):
+                if (sv > arm and self.pol[1 - s]["geld"] == GeldUse.LEADER_SAVES
+                        and x.leader and self.geld_ok(1 - s)):
                     self.geld[1 - s] -= 1
                     sv = self.roll()
                 if sv > arm:
@@ -285,7 +288,7 @@ class Battle:
             big = 0 if len(self.lines[0]) > len(self.lines[1]) else 1
             sm = 1 - big
             for f in self.lines[big][m:]:
-                e = self.choose(self.pol[big][P.TARGET], self.lines[sm])
+                e = self.choose(self.pol[big]["target"], self.lines[sm])
                 f.target, f.engaged = e, 1
                 e.engaged += 1
                 if self.wr.rear_attack_from > 0 and e.engaged >= self.wr.rear_attack_from:
@@ -293,7 +296,7 @@ class Battle:
             for x in self.lines[sm]:
                 if x.engaged > 1:
                     cands = [f for f in self.lines[big] if f.target is x]
-                    x.target = self.choose(self.pol[sm][P.TARGET], cands)
+                    x.target = self.choose(self.pol[sm]["target"], cands)
         for s in (0, 1):
             for f in self.lines[s]:
                 x = f.target
@@ -308,7 +311,8 @@ class Battle:
             return
         sv = self.roll()
         es = x.side
-        if sv > arm and self.pol[es][P.GELD] == GELD_SAVES and x.leader and self.geld_ok(es):
+        if (sv > arm and self.pol[es]["geld"] == GeldUse.LEADER_SAVES and x.leader
+                and self.geld_ok(es)):
             self.geld[es] -= 1
             sv = self.roll()
         if sv > arm:
@@ -381,9 +385,9 @@ class Battle:
             if self.wall[s]:
                 m += self.wr.shield_wall_morale_bonus
             if self.rules.rating_clamp:
-                m = min(max(m, 0), 5)
+                m = min(max(m, 0), RATING_MAX)
             ok = self.test(m)
-            if not ok and self.pol[s][P.GELD] == GELD_MORALE and self.geld_ok(s):
+            if not ok and self.pol[s]["geld"] == GeldUse.MORALE and self.geld_ok(s):
                 self.geld[s] -= 1
                 ok = self.test(m)
             if ok:
@@ -449,7 +453,7 @@ class Battle:
                 la = self.leader[0].status == DEAD
                 lb = self.leader[1].status == DEAD
                 if la or lb:
-                    duel = 2 if la and lb else (1 if la else 0)
+                    duel = Outcome.DRAW if la and lb else (Outcome.B_WIN if la else Outcome.A_WIN)
                 if sum(self.fled):
                     gm = 1
                     self.say("  a warband breaks: general melee!")
@@ -462,8 +466,8 @@ class Battle:
                 result = self.victor()
                 break
         if result is None:
-            result = 3
-        return result, t, gm, duel
+            result = Outcome.TRUNCATED
+        return int(result), t, gm, int(duel)
 
     def held(self, s):
         """Thralls of the other side that side s holds captive now (§10.6)."""
@@ -473,19 +477,20 @@ class Battle:
         """§12.6: the side left with fighters wins. A tie (neither has any) goes to the side
         holding more captive Thralls (§10.6 "Thralls count toward victory", reading
         ``thrall_victory`` = tiebreak), then, if ``geld_breaks_ties``, to more Geld (§10.1);
-        otherwise it is a draw (2)."""
+        otherwise it is a draw."""
+        wins = (Outcome.A_WIN, Outcome.B_WIN)
         for s in (0, 1):
             if self.fighters(s) and not self.fighters(1 - s):
-                return s
+                return wins[s]
         if self.wr.thrall_victory == "tiebreak" and self.held(0) != self.held(1):
-            return 0 if self.held(0) > self.held(1) else 1
+            return wins[0] if self.held(0) > self.held(1) else wins[1]
         if self.wr.geld_breaks_ties and self.geld[0] != self.geld[1]:
-            return 0 if self.geld[0] > self.geld[1] else 1
-        return 2
+            return wins[0] if self.geld[0] > self.geld[1] else wins[1]
+        return Outcome.DRAW
 
 
 def play_one(setup, dice, prng, log=None, rated=None) -> dict:
-    """One battle; returns the per-battle output values (same keys as ``OUT_DTYPES``).
+    """One battle; returns the per-battle output values (same keys as ``kernel.OUT_DTYPES``).
     ``rated``: :func:`roster` of ``setup`` (made here if None)."""
     b = Battle(setup, dice, prng, log, rated)
     res, t, gm, duel = b.play()
@@ -494,27 +499,33 @@ def play_one(setup, dice, prng, log=None, rated=None) -> dict:
         row[f"{p}_survivors"] = sum(f.alive() for f in b.bands[s])
         row[f"{p}_fled"] = sum(f.status == COWARD for f in b.bands[s])
         row[f"{p}_thralls"] = sum(f.status == CAPTURED for f in b.bands[1 - s])
-        row[f"{p}_geld"] = min(b.geld[s], 127)
+        row[f"{p}_geld"] = min(b.geld[s], INT8_MAX)
     return row
 
 
-def reference_block_warband(setup, g0, g1, dice_rng, pol_rng, out) -> None:
-    """GameSpec.reference_block for mode warband / scenario: battles g0..g1-1, plain Python."""
+def reference_block(setup, g0, g1, dice_rng, pol_rng, out) -> None:
+    """Plain-Python twin of ``kernel.play_block``: battles g0..g1-1 of ``out``."""
     rated = roster(setup)
     for g in range(g0, g1):
         for k, v in play_one(setup, dice_rng, pol_rng, rated=rated).items():
             out[k][g] = v
 
 
-def trace_warband(setup, seed: int) -> str:
-    """Battle 0 of block 0 for ``seed``, told turn by turn (same streams as the runner)."""
-    from vikingsim.core import rng
-
+def trace(setup, seed: int, game_id: int = 0) -> str:
+    """Battle ``game_id`` of a run with root ``seed``, told turn by turn (the same streams as the
+    runner: the earlier battles of its RNG block are replayed silently first)."""
+    block, first = divmod(int(game_id), BLOCK_GAMES)
+    dice = _rng.block_generator(seed, _rng.STREAM_DICE, block)
+    prng = _rng.block_generator(seed, _rng.STREAM_POLICY, block)
+    rated = roster(setup)
+    for _ in range(first):
+        play_one(setup, dice, prng, rated=rated)
     log = [f"{setup.names[0]} ({len(setup.warbands[0])} figures, policy {setup.policies[0]}) vs "
-           f"{setup.names[1]} ({len(setup.warbands[1])} figures, policy {setup.policies[1]})"]
-    row = play_one(setup, rng.block_generator(seed, rng.STREAM_DICE, 0),
-                   rng.block_generator(seed, rng.STREAM_POLICY, 0), log)
-    res = ["A wins", "B wins", "draw", "truncated"][row["outcome"]]
+           f"{setup.names[1]} ({len(setup.warbands[1])} figures, policy {setup.policies[1]}): "
+           f"battle {game_id}, seed {seed}"]
+    row = play_one(setup, dice, prng, log, rated=rated)
+    res = {Outcome.A_WIN: "A wins", Outcome.B_WIN: "B wins", Outcome.DRAW: "draw",
+           Outcome.TRUNCATED: "truncated"}[Outcome(row["outcome"])]
     log.append(f"Result: {res} after {row['turns']} turns; survivors A {row['a_survivors']}, "
                f"B {row['b_survivors']}.")
     return "\n".join(log)

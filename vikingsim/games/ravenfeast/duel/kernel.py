@@ -1,79 +1,32 @@
-"""Ravenfeast duel (rules notes ravenfeast.md §12.5): two figures in base contact fight in melee
-until one or both are removed.
+"""Ravenfeast duel kernel (rules notes ravenfeast.md §12.5): two figures in base contact fight in
+melee until one or both are removed.
 
-Layers (style rule 1): :func:`compile_duel` (validated Python) builds a :class:`DuelSetup` of plain
-numbers; the private kernels ``_resolve_*`` (pure, dice passed in), ``_attack``, ``_play_turn``,
-``_play_duels`` run on scalars, arrays and the dice Generator only.
+Layers (style rule 1): the private kernels ``_resolve_*`` (pure, dice passed in), ``_attack``,
+``_fated_stroke``, ``_play_duels`` run on scalars, arrays and the dice Generator only; they play
+the plain numbers of a ``rules.DuelSetup``.
 
-Draw order (the reference engine ``duel_reference.py`` uses the same):
+Draw order (the reference engine ``reference.py`` uses the same):
 for each turn, A's attacks then B's; for each attack one hit die, then (on a hit) one Armor die,
 then (when the §6.4 trigger fires) one Free Attack die; then in the End of Turn, a Fated
 death-stroke die (A's first, then B's) and, with ``fated_armor_roll``, its Armor die.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
-import pandas as pd
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.core.results import outcome_frame
-from vikingsim.core.stats import histogram, put_fraction, put_mean_hist
-from vikingsim.games.ravenfeast.profiles import Stat
-from vikingsim.games.ravenfeast.rules import (Outcome, Rules, Stance, armor_rating,
-                                              melee_rating)
+from vikingsim.games.ravenfeast.duel.rules import DuelSetup
+from vikingsim.games.ravenfeast.rules import INT8_MAX, RUNNING, Outcome
 
 # Kernel copies of Outcome as plain ints (frozen at compile time), so that the "still running"
-# sentinel -1 and the outcomes share one integer type.
+# sentinel and the outcomes share one integer type.
 _A_WIN = int(Outcome.A_WIN)
 _B_WIN = int(Outcome.B_WIN)
-_BOTH = int(Outcome.BOTH_DIE)
+_DRAW = int(Outcome.DRAW)
 _TRUNC = int(Outcome.TRUNCATED)
-_RUNNING = -1
-
-
-class DuelSetup(NamedTuple):
-    """Compiled duel: index 0 = figure A, 1 = figure B.
-
-    ``armor[i]`` is figure i's Armor against the *other* figure's melee hits (Mighty, rear,
-    shield wall and clamp applied); ``melee[i]`` is figure i's modified Melee.
-    """
-
-    rules: Rules
-    names: tuple            # (a, b) profile names as given
-    rows: np.ndarray        # int64 (2, N_STATS) compiled profiles (after overrides)
-    attacks: np.ndarray     # int64 (2,)
-    melee: np.ndarray       # int64 (2,)
-    armor: np.ndarray       # int64 (2,)
-    wounds: np.ndarray      # int64 (2,)
-    fated: np.ndarray       # int64 (2,) 0/1
-    free_attack: bool
-    trigger_six: bool
-    fated_armor: bool
-    max_turns: int
-    stances: tuple = (Stance(), Stance())
-
-
-def compile_duel(rules: Rules, row_a: np.ndarray, row_b: np.ndarray,
-                 stance_a: Stance = Stance(), stance_b: Stance = Stance(),
-                 names: tuple = ("A", "B")) -> DuelSetup:
-    """Modified ratings of both duellists (§6.2, §8.3, §2.2) as kernel numbers."""
-    rows = np.vstack([row_a, row_b]).astype(np.int64)
-    stances = (stance_a, stance_b)
-    melee = np.array([melee_rating(int(rows[i, Stat.MELEE]), stances[i], rules)
-                      for i in range(2)], np.int64)
-    armor = np.array([armor_rating(int(rows[i, Stat.ARMOR]), stances[i],
-                                   bool(rows[1 - i, Stat.MIGHTY]), rules) for i in range(2)],
-                     np.int64)
-    return DuelSetup(rules=rules, names=tuple(names), rows=rows,
-                     attacks=rows[:, Stat.ATTACKS].copy(), melee=melee, armor=armor,
-                     wounds=rows[:, Stat.WOUNDS].copy(), fated=rows[:, Stat.FATED].copy(),
-                     free_attack=bool(rules.free_attack),
-                     trigger_six=rules.free_attack_trigger == "armor_six",
-                     fated_armor=bool(rules.fated_armor_roll), max_turns=int(rules.max_turns),
-                     stances=stances)
+_RUNNING = RUNNING
+_INT8_MAX = INT8_MAX
 
 
 # ---------------------------------------------------------------- pure rule resolution
@@ -130,7 +83,7 @@ def _resolve_end_of_turn(left_a, left_b, dealt_to_a, dealt_to_b):
 def _resolve_outcome(left_a, left_b):
     """Outcome once wounds are applied: a figure at 0 wounds left is removed (§7.1)."""
     if left_a == 0 and left_b == 0:
-        return _BOTH
+        return _DRAW
     if left_b == 0:
         return _A_WIN
     if left_a == 0:
@@ -207,11 +160,11 @@ def _play_duels(att_a, att_b, mel_a, mel_b, arm_a, arm_b, wnd_a, wnd_b, fat_a, f
         turns[g] = t
         left_a[g] = wa
         left_b[g] = wb
-        ravens_a[g] = ra if ra < 127 else 127
-        ravens_b[g] = rb if rb < 127 else 127
+        ravens_a[g] = ra if ra < _INT8_MAX else _INT8_MAX
+        ravens_b[g] = rb if rb < _INT8_MAX else _INT8_MAX
 
 
-# ---------------------------------------------------------------- GameSpec pieces (mode=duel)
+# ---------------------------------------------------------------- entry (mode=duel)
 
 OUT_DTYPES = {"outcome": np.int8, "turns": np.int16, "a_wounds_left": np.int8,
               "b_wounds_left": np.int8, "a_ravens": np.int8, "b_ravens": np.int8}
@@ -233,39 +186,3 @@ def play_block(setup: DuelSetup, g0, g1, dice_rng, pol_rng, out) -> None:
     """Compiled duels g0..g1-1 (no policy draws: ``pol_rng`` is unused)."""
     _play_duels(*kernel_args(setup), g0, g1, dice_rng, out["outcome"], out["turns"],
                 out["a_wounds_left"], out["b_wounds_left"], out["a_ravens"], out["b_ravens"])
-
-
-def frame(setup: DuelSetup, out: dict) -> pd.DataFrame:
-    """One row per duel: game_id, outcome name, truncated, turns, wounds left, Raven tokens."""
-    return outcome_frame(out, [o.name.lower() for o in Outcome], Outcome.TRUNCATED)
-
-
-def tally(setup: DuelSetup, out: dict) -> dict:
-    """Additive reduction of a segment's duels (``core.results.add_tallies``)."""
-    return {"outcome": np.bincount(out["outcome"].astype(np.int64), minlength=len(Outcome)),
-            "turns_hist": histogram(out["turns"])}
-
-
-def summarize(setup: DuelSetup, t: dict, n: int) -> dict:
-    """Fractions of all n duels with Wilson 95% intervals; mean_turns with a normal interval
-    (truncated duels count max_turns turns)."""
-    s = {}
-    for key, oc in (("p_a_win", Outcome.A_WIN), ("p_b_win", Outcome.B_WIN),
-                    ("p_both_die", Outcome.BOTH_DIE), ("p_truncated", Outcome.TRUNCATED)):
-        put_fraction(s, key, int(t["outcome"][oc]), n)
-    put_mean_hist(s, "mean_turns", t["turns_hist"])
-    s["a"], s["b"] = setup.names
-    return s
-
-
-def summary(setup: DuelSetup, out: dict) -> dict:
-    return summarize(setup, tally(setup, out), len(out["outcome"]))
-
-
-def describe_setup(s: DuelSetup) -> str:
-    def one(i):
-        return (f"{s.names[i]} ({s.attacks[i]} x Melee {s.melee[i]}, Armor {s.armor[i]} vs "
-                f"the other's hits, {s.wounds[i]} wound{'s' if s.wounds[i] != 1 else ''}"
-                f"{', Mighty' if s.rows[i, Stat.MIGHTY] else ''}"
-                f"{', Fated' if s.fated[i] else ''})")
-    return f"A = {one(0)}; B = {one(1)}"

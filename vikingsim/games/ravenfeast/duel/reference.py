@@ -1,5 +1,6 @@
 """Plain-Python Ravenfeast duel (rules notes ravenfeast.md §12.5): the test oracle and bench
-baseline. Written independently of ``duel.py`` and ``rules.py`` but with the same draw order,
+baseline. Written independently of ``kernel.py`` and the rating helpers of the shared
+``ravenfeast/rules.py`` but with the same draw order,
 so both give identical games from the same dice Generator.
 
 What it shares with the kernel: only the profile data, i.e. the rows of ``DuelSetup.rows``
@@ -16,18 +17,18 @@ Draw order per turn: A's attacks, then B's; per attack a hit die, on a hit an Ar
 """
 from __future__ import annotations
 
+from vikingsim.core import rng as _rng
 from vikingsim.core.rng import d6
-from vikingsim.games.ravenfeast.profiles import Stat
-from vikingsim.games.ravenfeast.rules import Outcome
-
-TOP = 5                                   # §2.1: ratings run 1..5 (a 6 always fails)
+from vikingsim.games.ravenfeast.duel.rules import describe_setup
+from vikingsim.games.ravenfeast.profiles import RATING_MAX, Stat
+from vikingsim.games.ravenfeast.rules import BLOCK_GAMES, INT8_MAX, Outcome
 
 
 def clamp(value, rules):
     """§2.2 DEFAULT ``rating_clamp``: a modified rating stays within 0..5."""
     if not rules.rating_clamp:
         return value
-    return max(0, min(TOP, value))
+    return max(0, min(RATING_MAX, value))   # §2.1: ratings run 1..5
 
 
 def modified_melee(melee, rules, *, outnumbered=False, wall=False, uphill=False):
@@ -104,6 +105,24 @@ def one_attack(melee, armor, free_attack, trigger_six, rng, log=None, who=""):
     return wounds, 0
 
 
+def fated_strokes(figs, left, rules, rng, log=None, names=("A", "B")):
+    """§10.3 at End of Turn: a Fated figure just killed strikes a last blow at a standing enemy
+    (d6 <= its Melee; with ``fated_armor_roll`` the target then rolls Armor), A's first.
+    ``left`` (wounds left per figure) is updated in place."""
+    for i in (0, 1):
+        j = 1 - i
+        if left[i] == 0 and left[j] > 0 and figs[i].fated:
+            hit = d6(rng)
+            wound = hit <= figs[i].melee
+            if wound and rules.fated_armor_roll:
+                wound = d6(rng) > figs[j].armor
+            if wound:
+                left[j] -= 1
+            if log is not None:
+                log.append(f"  {names[i]} falls, Fated, and strikes a last blow (roll {hit}): "
+                           f"{'a wound' if wound else 'no wound'}.")
+
+
 def play_one(s, rng, log=None, figs=None):
     """One duel of setup ``s`` (a ``DuelSetup``); returns (outcome, turns, left_a, left_b,
     ravens_a, ravens_b). ``figs``: the two :class:`Duellist` (made from ``s`` if None)."""
@@ -115,7 +134,7 @@ def play_one(s, rng, log=None, figs=None):
     names = s.names
     t = 0
     result = None
-    while t < rules.max_turns:
+    while result is None and t < rules.max_turns:
         t += 1
         if log is not None:
             log.append(f"Turn {t}: {names[0]} has {left[0]} wound(s) left, {names[1]} {left[1]}.")
@@ -129,36 +148,23 @@ def play_one(s, rng, log=None, figs=None):
                 ravens[i] += r
         for i in (0, 1):                    # End of Turn: wounds take effect
             left[i] = max(0, left[i] - dealt[i])
-        for i in (0, 1):                    # Fated death-strokes, A's first
-            j = 1 - i
-            if left[i] == 0 and left[j] > 0 and figs[i].fated:
-                hit = d6(rng)
-                wound = hit <= figs[i].melee
-                if wound and rules.fated_armor_roll:
-                    wound = d6(rng) > figs[j].armor
-                if wound:
-                    left[j] -= 1
-                if log is not None:
-                    log.append(f"  {names[i]} falls, Fated, and strikes a last blow (roll {hit}): "
-                               f"{'a wound' if wound else 'no wound'}.")
+        fated_strokes(figs, left, rules, rng, log, names)
         if log is not None:
             log.append(f"  End of Turn: {names[0]} {left[0]} wound(s) left, "
                        f"{names[1]} {left[1]}.")
         if left[0] == 0 and left[1] == 0:
-            result = Outcome.BOTH_DIE
+            result = Outcome.DRAW           # both removed in the same End of Turn (§6.5)
         elif left[1] == 0:
             result = Outcome.A_WIN
         elif left[0] == 0:
             result = Outcome.B_WIN
-        if result is not None:
-            break
     if result is None:
         result = Outcome.TRUNCATED
-    return int(result), t, left[0], left[1], min(ravens[0], 127), min(ravens[1], 127)
+    return int(result), t, left[0], left[1], min(ravens[0], INT8_MAX), min(ravens[1], INT8_MAX)
 
 
 def reference_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
-    """Plain-Python twin of ``duel.play_block``."""
+    """Plain-Python twin of ``kernel.play_block``."""
     keys = ("outcome", "turns", "a_wounds_left", "b_wounds_left", "a_ravens", "b_ravens")
     figs = duellists(s)
     for g in range(g0, g1):
@@ -169,11 +175,7 @@ def reference_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
 def trace(s, seed: int, game_id: int = 0) -> str:
     """Duel ``game_id`` of a run with root ``seed`` told in words (the same dice as the kernel:
     the earlier duels of its RNG block are replayed silently first)."""
-    from vikingsim.core import rng as _rng
-    from vikingsim.games.ravenfeast import GAME
-    from vikingsim.games.ravenfeast.duel import describe_setup
-
-    block, first = divmod(int(game_id), GAME.block_games)
+    block, first = divmod(int(game_id), BLOCK_GAMES)
     dice = _rng.block_generator(seed, _rng.STREAM_DICE, block)
     figs = duellists(s)
     for _ in range(first):
@@ -182,6 +184,6 @@ def trace(s, seed: int, game_id: int = 0) -> str:
     res = play_one(s, dice, log, figs=figs)
     outcome, turns = Outcome(res[0]), res[1]
     words = {Outcome.A_WIN: f"{s.names[0]} wins", Outcome.B_WIN: f"{s.names[1]} wins",
-             Outcome.BOTH_DIE: "both fall", Outcome.TRUNCATED: "still fighting at the turn cap"}
+             Outcome.DRAW: "both fall", Outcome.TRUNCATED: "still fighting at the turn cap"}
     log.append(f"Result after {turns} turn(s): {words[outcome]}.")
     return "\n".join(log)
