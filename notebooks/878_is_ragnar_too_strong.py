@@ -47,7 +47,8 @@ import pandas as pd
 
 from vikingsim.core.runner import simulate
 from vikingsim.core.stats import wilson, Z95
-from vikingsim.games.battle878.exact import norsemen_equivalent, odds
+from vikingsim.experiments import norsemen_equivalent
+from vikingsim.games.battle878.exact import odds
 from vikingsim.plots import odds_heatmap
 
 SMALL = os.environ.get("VIKINGSIM_NB_SMALL") == "1"
@@ -76,7 +77,7 @@ def p_win(opts):
 #
 # `gain_pp` = P(Vikings win | Ragnar) − P(Vikings win), in percentage points; `worth_norsemen` =
 # how many Norsemen added to the Ragnar-less army give the same win chance
-# (`exact.norsemen_equivalent`, linear between whole Norsemen).
+# (`experiments.norsemen_equivalent`, linear between whole Norsemen).
 
 # %%
 rows = []

@@ -51,7 +51,7 @@ import matplotlib.pyplot as plt
 from vikingsim.core.runner import simulate
 from vikingsim.core.stats import wilson
 from vikingsim.games.ravenfeast import odds
-from vikingsim.games.ravenfeast import points as P
+from vikingsim.experiments import ravenfeast as P
 from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES, profile_table
 
 SMALL = os.environ.get("VIKINGSIM_NB_SMALL") == "1"

@@ -111,6 +111,9 @@ def test_table_is_the_notes_board():
 
 def test_code_board_equals_the_table():
     assert len(RB.BOARD) == RB.N_SPACES == 40
+    # §3.1-3.3: spaces 0..39; 21 territories take settlements; three territories a region
+    assert (RB.LAST_SPACE, RB.MAX_SETTLEMENTS, RB.TERRITORIES_PER_REGION) == (39, 21, 3)
+    assert (RB.RAID_ROLL_MIN, RB.RAID_ROLL_MAX, RB.NEVER_CAPTURE) == (2, 12, 13)   # §7.1 2d6
     for (i, name, kind, region), (c_name, c_kind, c_region) in zip(TABLE, RB.BOARD):
         assert (c_name, c_kind, c_region) == (name, KIND[kind], REGION[region]), (i, name)
     assert RB.SPACE_NAMES == tuple(name for _, name, _, _ in TABLE)
@@ -142,14 +145,15 @@ def test_option_defaults_equal_the_notes():
 
 def test_compiled_defaults_equal_the_notes():
     ri = RB.Rules().compile().ri
-    R = RB.R
-    assert ri[R.START_GOLD] == 20 and ri[R.TARGET_GOLD] == 100 and ri[R.MAX_ROUNDS] == 10_000
-    assert ri[R.RAID_FAIL_MAX] == 4 and ri[R.RAID_CAPTURE_MIN] == 9 and ri[R.GOLD_FLOOR] == 0
-    assert ri[R.ENDS_OF_EARTH] == 0 and ri[R.MERCENARY_RAIDS] == 2 and ri[R.FIRST_SEAT] == 0
-    assert ri[R.INCOME_DICE_PER_SETTLEMENT] == 1 and ri[R.INCOME_DICE_PER_KINGDOM] == 2
-    assert ri[R.SETTLEMENT_SUPPLY] == 0
-    for slot in (R.MISS_TURN_SKIPS_INCOME, R.SEA_RESOLVES_NEW_SPACE, R.EXPLORATION_RESOLVES_SEA,
-                 R.MERCENARY_STOPS_ON_DESTRUCTION, R.NORTH_OPPONENT_RAIDABLE):
+    S = RB.RuleSlot
+    assert len(ri) == RB.N_RULE_SLOTS == len(S)
+    assert ri[S.START_GOLD] == 20 and ri[S.TARGET_GOLD] == 100 and ri[S.MAX_ROUNDS] == 10_000
+    assert ri[S.RAID_FAIL_MAX] == 4 and ri[S.RAID_CAPTURE_MIN] == 9 and ri[S.GOLD_FLOOR] == 0
+    assert ri[S.ENDS_OF_EARTH] == 0 and ri[S.MERCENARY_RAIDS] == 2 and ri[S.FIRST_SEAT] == 0
+    assert ri[S.INCOME_DICE_PER_SETTLEMENT] == 1 and ri[S.INCOME_DICE_PER_KINGDOM] == 2
+    assert ri[S.SETTLEMENT_SUPPLY] == 0
+    for slot in (S.MISS_TURN_SKIPS_INCOME, S.SEA_RESOLVES_NEW_SPACE, S.EXPLORATION_RESOLVES_SEA,
+                 S.MERCENARY_STOPS_ON_DESTRUCTION, S.NORTH_OPPONENT_RAIDABLE):
         assert ri[slot] == 1, slot.name
 
 
@@ -294,6 +298,17 @@ def test_kingdom_in_every_region(engine, region):
     spread = {REGION_SPACES[r][0]: 0 for r in KINGDOMS[:3]}
     s = run_turn(engine, [1] * 4, pos=[39, 0], owner=spread)
     assert (s["gold"][0], s["pos"][0], s["dice_left"]) == (23, 0, 0)
+
+
+@pytest.mark.parametrize("missing", [0, 1, 2])
+@pytest.mark.parametrize("region", KINGDOMS)
+def test_two_territories_of_a_region_are_no_kingdom(engine, region, missing):
+    # §3.4: a kingdom is all three territories of a region. Any two of them give their two
+    # settlement dice and no kingdom dice (§5.2): 1 + 1; then move 1 from Foreign Service to
+    # Vikings Start (§6.9). 20 + 2 = 22 and no die left.
+    owner = {sp: 0 for k, sp in enumerate(REGION_SPACES[region]) if k != missing}
+    s = run_turn(engine, [1] * 3, pos=[39, 0], owner=owner)
+    assert (s["gold"][0], s["pos"][0], s["dice_left"]) == (22, 0, 0)
 
 
 def test_every_space_has_a_landing_test():

@@ -31,6 +31,7 @@ import math
 from tests.test_raidboard_board import TABLE
 from vikingsim.core import config
 from vikingsim.core.runner import simulate
+from vikingsim.core.testing import within_k_se
 
 SIXTH = F(1, 6)
 N_GAMES = 200_000
@@ -123,7 +124,7 @@ def test_first_turn_capture_and_settle_odds_by_hand():
 
 def _close(observed, p, n, what):
     se = math.sqrt(p * (1 - p) / n)
-    assert abs(observed - p) <= config.TEST_K_SE * se, (what, observed, p, se)
+    assert within_k_se(observed, p, se), (what, observed, p, se)
 
 
 def test_first_round_matches_exact_enumeration():
@@ -134,7 +135,7 @@ def test_first_round_matches_exact_enumeration():
     g0, lost0 = r.out["gold"][:, 0], r.out["fleets_lost"][:, 0]
     set0, set1 = r.out["settlements"][:, 0], r.out["settlements"][:, 1]
     se_mean = math.sqrt(float(var) / N_GAMES)
-    assert abs(g0.mean() - float(mean)) <= config.TEST_K_SE * se_mean, (g0.mean(), float(mean))
+    assert within_k_se(g0.mean(), float(mean), se_mean), (g0.mean(), float(mean))
     _close((lost0 == 1).mean(), float(sum(o[-1] for o in outcomes if o[1])), N_GAMES,
            "P(destroyed)")
     _close(((g0 == 20) & (lost0 == 0)).mean(),

@@ -245,6 +245,17 @@ def test_lost_ties_go_to_lowest_seat(engine):
     assert s["owner"] == {22: 2}
 
 
+def test_lost_prefers_a_kingdom_settlement_over_a_lower_index(engine):
+    # §10.3.1: the only opponent, seat 1, holds Scotland(10) and all of Brits (York 17,
+    # Danelaw 18, East Anglia 20: a kingdom, §3.4). A settlement that is part of a kingdom goes
+    # first, the lowest index within that group: York(17), although Scotland(10) has the
+    # lowest index overall. Seat 0 has no settlement (no income dice): North Sea(16) + 3 →
+    # Reconquest(19).
+    owner = {10: 1, 17: 1, 18: 1, 20: 1}
+    s = run_turn(engine, [3], pos=[16, 0], owner=owner)
+    assert s["pos"][0] == 19 and s["owner"] == {10: 1, 18: 1, 20: 1} and s["dice_left"] == 0
+
+
 def test_lost_own_settlement_outside_kingdom(engine):
     owner = {1: 0, 2: 0, 4: 0, 10: 0}
     s = run_turn(engine, [3], pos=[16, 0], owner=owner, rules=Rules(

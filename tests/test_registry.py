@@ -74,3 +74,90 @@ def test_every_policy_runs(game):
             assert isinstance(e, InputError), (pol, e)
             continue
         assert len(r.frame) == 200
+
+
+# --- the game contract: one outcome vocabulary, trace and invariants for every game -------
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_frame_and_summary_speak_the_outcome_vocabulary(game, options):
+    """Every frame has game_id, outcome (categorical over GAME.outcomes) and truncated; every
+    summary has p_<outcome> with its interval for each outcome, summing to 1; seated games
+    also have winner, per-seat columns and win_rate per seat (plus truncated = 1)."""
+    spec = get(game)
+    assert spec.outcomes and spec.outcomes[-1] == "truncated", spec.outcomes
+    r = simulate(game, 2000, seed=21, options=options)
+    f, s = r.frame, r.summary
+    assert list(f.columns[:1]) == ["game_id"] and str(f["game_id"].dtype) == "int64"
+    assert list(f["outcome"].cat.categories) == list(spec.outcomes)
+    assert f["truncated"].dtype == bool
+    assert (f["truncated"] == (f["outcome"] == "truncated")).all()
+    total = 0.0
+    for o in spec.outcomes:
+        k = int((f["outcome"] == o).sum())
+        assert s[f"p_{o}"] == k / 2000, o
+        lo, hi = s[f"p_{o}_ci"]
+        assert lo <= s[f"p_{o}"] <= hi, o
+        total += s[f"p_{o}"]
+    assert abs(total - 1) < 1e-12
+    if spec.seated:
+        players = r.players
+        assert set(f["winner"].unique()) <= set(range(-1, players))
+        assert ((f["winner"] == -1) == f["truncated"]).all()
+        assert len(s["win_rate"]) == len(s["win_rate_ci"]) == players
+        for seat in range(players):
+            assert s["win_rate"][seat] == (f["winner"] == seat).mean()
+        assert abs(sum(s["win_rate"]) + s["p_truncated"] - 1) < 1e-12
+        assert any(c.endswith(f"_{players - 1}") for c in f.columns)
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_invariants_hold_on_many_random_games(game, options):
+    spec = get(game)
+    assert spec.invariants is not None, f"{game} declares no invariants"
+    from vikingsim.core.errors import InputError
+
+    try:                                   # random choices reach the most states
+        r = simulate(game, 5000, seed=22, options=options, policies="random")
+    except InputError:                     # no such policy here (a duel makes no choices)
+        r = simulate(game, 5000, seed=22, options=options)
+    assert spec.invariants(r.setup, r.out) == []
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_trace_tells_any_game_of_a_seed(game, options):
+    spec = get(game)
+    r = simulate(game, 10, seed=23, options=options)
+    texts = [spec.trace(r.setup, 23, g) for g in (0, 1, 7)]
+    assert all(isinstance(t, str) and t.strip() for t in texts)
+    assert len(set(texts)) == 3                          # three different games
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_version_is_declared_and_recorded(game):
+    spec = get(game)
+    assert isinstance(spec.rules_version, str) and spec.rules_version
+    assert simulate(game, 100, seed=1).manifest["rules_version"] == spec.rules_version
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_parameterised_policies_are_recorded_by_label(game):
+    """Every policy with parameters accepts name(param=value) and the label is recorded."""
+    from vikingsim.core import policies
+
+    spec = get(game)
+    for name, cls in spec.policy_types.items():
+        opts = policies.param_options(cls)
+        if not opts:
+            continue
+        o = next(iter(opts.values()))
+        value = o.hi if o.kind in ("int", "float") and o.hi is not None else o.default
+        text = f"{name}({o.name}={value})"
+        label = policies.label(name, policies.build(game, spec.policy_types, text))
+        options = {"mode": "warband"} if game == "ravenfeast" else {}
+        try:
+            r = simulate(game, 50, seed=3, policies=text, options=options)
+        except Exception as e:
+            from vikingsim.core.errors import InputError
+            assert isinstance(e, InputError), (text, e)
+            continue
+        assert r.summary["policies"][0] == label and r.manifest["policies"][0] == label

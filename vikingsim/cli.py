@@ -44,6 +44,8 @@ EXAMPLES = {
     "bench": """examples:
   vikingsim bench                      # every game, about a second per figure
   vikingsim bench raidboard --seconds 3 --repeats 5
+  vikingsim bench battle878 --set runes_prayer=true --policy greedy   # one configuration
+  vikingsim bench battle878 --exact --set norsemen=5 --set berserkers=5 --set fyrd=4
   vikingsim bench --json""",
 }
 
@@ -173,6 +175,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print JSON")
     b.add_argument("--markdown", action="store_true",
                    help="print a Markdown table (the default without --json)")
+    b.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
+                   help="bench this one configuration of one game (repeatable)")
+    b.add_argument("--players", type=int, default=None, help="seats (one game)")
+    b.add_argument("--policy", dest="policies", action="extend", nargs="+", default=[],
+                   metavar="POLICY", help="policies of the configuration (one game)")
+    b.add_argument("--exact", action="store_true",
+                   help="time the exact solver (vikingsim odds) instead of the kernels")
     return ap
 
 
@@ -306,26 +315,27 @@ def _cmd_trace(args) -> int:
     game_id = check_count("game-id", args.game_id, 0, 10**9)
     opts = resolve(spec.name, spec.options, parse_assignments(args.sets))
     pols, players = resolve_policies(spec, args.policies or None, args.players)
-    import inspect
-
     setup = spec.setup(opts, pols, players)
-    if len(inspect.signature(spec.trace).parameters) >= 3:
-        print(spec.trace(setup, seed, game_id))
-    elif game_id:
-        raise InputError(f"{args.game} traces only game 0 of a seed; drop --game-id")
-    else:
-        print(spec.trace(setup, seed))
+    print(spec.trace(setup, seed, game_id))
     return 0
 
 
 def _cmd_bench(args) -> int:
-    from vikingsim.core.bench import bench, markdown_table
+    from vikingsim.core.bench import bench, bench_exact, markdown_exact, markdown_table
 
-    rows = bench(args.games or None, seconds=args.seconds, repeats=args.repeats)
+    options = parse_assignments(args.sets) if args.sets else None
+    if args.exact:
+        if args.players is not None or args.policies:
+            raise InputError("--exact times the exact solver, which takes no --players or "
+                             "--policy")
+        rows = bench_exact(args.games or None, repeats=args.repeats, options=options)
+    else:
+        rows = bench(args.games or None, seconds=args.seconds, repeats=args.repeats,
+                     options=options, players=args.players, policies=args.policies or None)
     if args.json:
         _print_json({"bench": rows})
     else:
-        print(markdown_table(rows))
+        print((markdown_exact if args.exact else markdown_table)(rows))
     return 0
 
 

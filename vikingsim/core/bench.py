@@ -3,7 +3,13 @@ plain-Python reference on the same seed (style rule 16). Never run by the test s
 
 Each figure is the median of ``repeats`` timings of one ``simulate`` call whose size is chosen
 so a timing lasts about ``seconds``; the kernel is compiled (or loaded from cache) first,
-untimed. The reference plays a prefix of the same seed's games.
+untimed. The reference plays a prefix of the same seed's games. Configurations: the game's
+``bench_configs`` (or ``bench_options``), or one given with ``options``/``players``/
+``policies`` (``vikingsim bench GAME --set k=v --policy P``).
+
+``bench_exact`` (``vikingsim bench --exact``) times a game's exact solver (``GameSpec.odds``)
+instead: the first call of the process apart (it loads or compiles the solver), then the
+median and maximum of ``repeats`` calls.
 
 The **RNG limit** line: the reference counts how many uniform draws a game takes (dice and
 policy streams, through a counting proxy of the Generator), and the same run times a compiled
@@ -20,28 +26,28 @@ import time
 from vikingsim.core import config
 
 
-def _rate(spec, options, n, *, threads, reference, repeats) -> float:
+def _rate(spec, run: dict, n, *, threads, reference, repeats) -> float:
+    """Games/s of ``simulate`` with ``run`` (options, players, policies), median of repeats."""
     from vikingsim.core.runner import simulate
 
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        simulate(spec, n, seed=config.SEED, options=options,
-                 players=spec.bench_players, threads=threads, reference=reference)
+        simulate(spec, n, seed=config.SEED, threads=threads, reference=reference, **run)
         times.append(time.perf_counter() - t0)
     return n / statistics.median(times)
 
 
-def _sized(spec, options, seconds, *, threads, reference, repeats, start) -> tuple[int, float]:
+def _sized(spec, run, seconds, *, threads, reference, repeats, start) -> tuple[int, float]:
     """Grow n until one run takes >= seconds/4, then time at the size for ``seconds``."""
     n = start
     while True:
-        rate = _rate(spec, options, n, threads=threads, reference=reference, repeats=1)
+        rate = _rate(spec, run, n, threads=threads, reference=reference, repeats=1)
         if n / rate >= seconds / 4 or n >= 50_000_000:
             break
         n *= 4
     n = max(1, int(rate * seconds))
-    return n, _rate(spec, options, n, threads=threads, reference=reference, repeats=repeats)
+    return n, _rate(spec, run, n, threads=threads, reference=reference, repeats=repeats)
 
 
 class _CountingGenerator:
@@ -55,14 +61,16 @@ class _CountingGenerator:
         return self.rng.random()
 
 
-def draws_per_game(spec, options, n: int = 200) -> tuple[float, float]:
-    """Mean (dice, policy) uniform draws per game of the reference engine, first n games."""
+def draws_per_game(spec, options, n: int = 200, *, players=None,
+                   policies=None) -> tuple[float, float]:
+    """Mean (dice, policy) uniform draws per game of the reference engine, first n games
+    (``players`` defaults to the game's ``bench_players``)."""
     from vikingsim.core import rng
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import resolve_policies
 
     opts = resolve(spec.name, spec.options, options)
-    pols, players = resolve_policies(spec, None, spec.bench_players)
+    pols, players = resolve_policies(spec, policies, players or spec.bench_players)
     setup = spec.setup(opts, pols, players)
     dice = _CountingGenerator(rng.block_generator(config.SEED, rng.STREAM_DICE, 0))
     pol = _CountingGenerator(rng.block_generator(config.SEED, rng.STREAM_POLICY, 0))
@@ -97,34 +105,126 @@ def d6_rate(seconds: float = 0.5) -> float:
         n *= 4
 
 
-def bench(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
+def _check_sizes(seconds, repeats) -> None:
     from vikingsim.core.errors import InputError
-    from vikingsim.games import get, names
 
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds)
             and 0 < seconds <= 3600) or isinstance(repeats, bool) or not 1 <= repeats <= 1000:
         raise InputError(f"--seconds must be a number in (0, 3600] and --repeats an integer in "
                          f"[1, 1000], got {seconds!r} and {repeats!r}")
-    rows = []
-    d6_per_s = d6_rate(min(seconds, 1.0))
+
+
+def _configs(games, options, players, policies) -> list[tuple]:
+    """(spec, run) pairs: each game's bench configurations, or the one configuration given."""
+    from vikingsim.core.errors import InputError
+    from vikingsim.games import get, names
+
+    given = options is not None or players is not None or policies is not None
+    if given and len(games or ()) != 1:
+        raise InputError("--set, --players and --policy bench one configuration: name exactly "
+                         "one game")
+    out = []
     for name in games or names():
         spec = get(name)
-        for options in spec.bench_configs or (spec.bench_options,):
-            _rate(spec, options, 1000, threads=1, reference=False, repeats=1)   # compile
-            kw = dict(reference=False, repeats=repeats)
-            n1, k1 = _sized(spec, options, seconds, threads=1, start=20_000, **kw)
-            n2, k2 = _sized(spec, options, seconds, threads=2, start=n1, **kw)
-            nr, ref = _sized(spec, options, seconds, threads=1, reference=True, repeats=1,
-                             start=50)
-            dice, pol = draws_per_game(spec, options)
-            limit = d6_per_s / max(dice + pol, 1e-9)
-            rows.append({"game": name, "options": dict(options),
-                         "players": spec.bench_players, "kernel_1t": k1, "kernel_2t": k2,
-                         "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
-                         "n_kernel": n2, "n_reference": nr, "dice_draws_per_game": dice,
-                         "policy_draws_per_game": pol, "d6_per_s_1t": d6_per_s,
-                         "rng_limit_1t": limit, "of_rng_limit": k1 / limit})
+        if given:
+            runs = [{"options": dict(options or {}), "players": players or spec.bench_players,
+                     "policies": policies}]
+        else:
+            runs = [{"options": dict(o), "players": spec.bench_players, "policies": None}
+                    for o in spec.bench_configs or (spec.bench_options,)]
+        out += [(spec, run) for run in runs]
+    return out
+
+
+def bench(games=None, *, seconds: float = 1.0, repeats: int = 3, options: dict | None = None,
+          players: int | None = None, policies=None) -> list[dict]:
+    """One row per configuration (see the module docstring): kernel games/s at 1 and 2
+    threads, reference games/s, draws per game and the RNG limit."""
+    _check_sizes(seconds, repeats)
+    rows = []
+    configs = _configs(games, options, players, policies)
+    d6_per_s = d6_rate(min(seconds, 1.0))
+    for spec, run in configs:
+        _rate(spec, run, 1000, threads=1, reference=False, repeats=1)   # compile
+        kw = dict(reference=False, repeats=repeats)
+        n1, k1 = _sized(spec, run, seconds, threads=1, start=20_000, **kw)
+        n2, k2 = _sized(spec, run, seconds, threads=2, start=n1, **kw)
+        nr, ref = _sized(spec, run, seconds, threads=1, reference=True, repeats=1, start=50)
+        dice, pol = draws_per_game(spec, run["options"], players=run["players"],
+                                   policies=run["policies"])
+        limit = d6_per_s / max(dice + pol, 1e-9)
+        rows.append({"game": spec.name, "options": run["options"],
+                     "players": run["players"], "policies": _labels(spec, run),
+                     "kernel_1t": k1, "kernel_2t": k2,
+                     "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
+                     "n_kernel": n2, "n_reference": nr, "dice_draws_per_game": dice,
+                     "policy_draws_per_game": pol, "d6_per_s_1t": d6_per_s,
+                     "rng_limit_1t": limit, "of_rng_limit": k1 / limit})
     return rows
+
+
+def _labels(spec, run) -> list[str]:
+    from vikingsim.core.runner import resolve_policies
+
+    return resolve_policies(spec, run["policies"], run["players"])[0]
+
+
+def bench_exact(games=None, *, repeats: int = 3, options: dict | None = None) -> list[dict]:
+    """Seconds per call of each game's exact solver, on its bench configurations or on the
+    one given: ``first_call_s`` (loads or compiles the solver), then ``median_s``/``max_s`` of
+    ``repeats`` calls. A configuration the solver refuses gets its ``error`` instead."""
+    from vikingsim.core.errors import InputError
+    from vikingsim.core.options import resolve
+    from vikingsim.games import get, names
+
+    _check_sizes(1.0, repeats)
+    specs = [get(g) for g in games or names()]
+    if games and any(s.odds is None for s in specs):
+        have = [n for n in names() if get(n).odds is not None]
+        raise InputError(f"--exact: {', '.join(s.name for s in specs if s.odds is None)} "
+                         f"has no exact solver; games with one: {', '.join(have)}")
+    rows = []
+    for spec, run in _configs([s.name for s in specs if s.odds is not None], options, None,
+                              None):
+        row = {"game": spec.name, "options": run["options"]}
+        opts = resolve(spec.name, spec.options, run["options"])
+        times = []
+        try:
+            for _ in range(repeats + 1):
+                t0 = time.perf_counter()
+                spec.odds(opts)
+                times.append(time.perf_counter() - t0)
+        except InputError as e:
+            rows.append({**row, "error": str(e)})
+            continue
+        rows.append({**row, "first_call_s": times[0], "median_s": statistics.median(times[1:]),
+                     "max_s": max(times[1:]), "calls": repeats})
+    return rows
+
+
+def machine() -> str:
+    """One line: CPUs, load average, Python, numpy and numba versions (figures move with load)."""
+    import os
+    import platform
+
+    import numba
+    import numpy
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"machine: {os.cpu_count()} CPUs, load average {load:.2f}, Python "
+            f"{platform.python_version()}, numpy {numpy.__version__}, numba {numba.__version__}")
+
+
+def _config_text(r) -> str:
+    from vikingsim.games import get
+
+    cfg = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
+    if r.get("players"):
+        cfg += f", {r['players']} players"
+    pols = r.get("policies") or []
+    if any(p != get(r["game"]).default_policy for p in pols):
+        cfg += f", policies {' / '.join(dict.fromkeys(pols))}"
+    return cfg
 
 
 def markdown_table(rows) -> str:
@@ -133,14 +233,27 @@ def markdown_table(rows) -> str:
            "(games/s) | kernel / RNG limit |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        cfg = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "defaults"
-        if r["players"]:
-            cfg += f", {r['players']} players"
-        out.append(f"| {r['game']} | {cfg} | {r['kernel_1t']:,.0f} | {r['kernel_2t']:,.0f} | "
+        out.append(f"| {r['game']} | {_config_text(r)} | {r['kernel_1t']:,.0f} | "
+                   f"{r['kernel_2t']:,.0f} | "
                    f"{r['threads_ratio']:.2f} | {r['reference']:,.0f} | {r['speedup_1t']:,.0f}x | "
                    f"{r['dice_draws_per_game'] + r['policy_draws_per_game']:,.1f} | "
                    f"{r['rng_limit_1t']:,.0f} | {r['of_rng_limit']:.0%} |")
     if rows:
         out.append(f"\nRNG limit: {rows[0]['d6_per_s_1t'] / 1e6:,.0f} million d6/s on one "
                    f"thread (a compiled loop that only draws), in the same run.")
+    out.append(machine())
+    return "\n".join(out)
+
+
+def markdown_exact(rows) -> str:
+    """Markdown table of ``bench_exact`` rows."""
+    out = ["| game | config | first call (s) | median (ms) | max (ms) | calls |",
+           "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['game']} | {_config_text(r)} | — | — | — | {r['error']} |")
+            continue
+        out.append(f"| {r['game']} | {_config_text(r)} | {r['first_call_s']:.2f} | "
+                   f"{r['median_s'] * 1000:,.1f} | {r['max_s'] * 1000:,.1f} | {r['calls']} |")
+    out.append(machine())
     return "\n".join(out)

@@ -65,8 +65,8 @@ class GameSpec:
         Violations of the game's invariants in per-game arrays ``out`` (empty when sound).
     odds(options: dict) -> dict, optional
         Exact answer for the same metrics, where one exists.
-    trace(setup, seed) -> str, optional
-        One game told turn by turn.
+    trace(setup, seed, game_id) -> str, optional
+        Game ``game_id`` of a run with ``seed``, told turn by turn (the same game simulate plays).
     bench_options : dict
         Options for ``vikingsim bench`` (the issue's benchmark configuration).
     bench_configs : tuple of dict

@@ -21,7 +21,7 @@ from pathlib import Path
 from vikingsim.core.errors import InputError
 from vikingsim.core.options import Option, option_of
 
-_CALL = re.compile(r"^\s*([A-Za-z_][\w\-]*)\s*(?:\((.*)\))?\s*$", re.S)
+_CALL = re.compile(r"^\s*([A-Za-z_][\w\-+]*)\s*(?:\((.*)\))?\s*$", re.S)   # wall+cautious
 
 
 def parse(text) -> tuple[str, dict]:

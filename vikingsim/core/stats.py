@@ -21,13 +21,6 @@ def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
     return (lo, hi)
 
 
-def proportion(k: float, n: int) -> dict:
-    """Fraction k/n with its binomial SE and Wilson 95% interval."""
-    p = k / n if n else float("nan")
-    lo, hi = wilson(k, n)
-    return {"p": p, "se": math.sqrt(p * (1 - p) / n) if n else float("nan"), "ci": [lo, hi]}
-
-
 def mean_sd(x: np.ndarray) -> tuple[float, float, float]:
     """Mean, sample sd and standard error of the mean."""
     x = np.asarray(x, dtype=np.float64)
@@ -56,14 +49,6 @@ def paired_diff(a: np.ndarray, b: np.ndarray) -> dict:
     """Mean of a-b per game (common random numbers) with SE and 95% normal interval."""
     m, sd, se = mean_sd(np.asarray(a, np.float64) - np.asarray(b, np.float64))
     return {"diff": m, "se": se, "ci": [m - Z95 * se, m + Z95 * se]}
-
-
-def within_k_se(observed_k: float, n: int, p: float, k_se: float) -> bool:
-    """True when k/n lies within k_se binomial standard errors of p (p in (0,1) or exact 0/1)."""
-    se = math.sqrt(p * (1 - p) / n)
-    if se == 0:
-        return observed_k / n == p
-    return abs(observed_k / n - p) <= k_se * se
 
 
 def put_fraction(summary: dict, key: str, k: int, n: int) -> None:

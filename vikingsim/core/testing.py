@@ -60,3 +60,10 @@ def plain_module(name: str):
     if hasattr(mod, "_d6"):
         mod._d6 = rng.d6
     return mod
+
+
+def within_k_se(observed: float, expected: float, se: float, k: float = config.TEST_K_SE,
+                slack: float = 1e-12) -> bool:
+    """The Monte Carlo-vs-exact check of every test: ``observed`` lies within ``k`` standard
+    errors ``se`` of ``expected`` (``slack`` absorbs rounding when se is 0)."""
+    return abs(observed - expected) <= k * se + slack

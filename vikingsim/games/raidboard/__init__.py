@@ -1,52 +1,35 @@
 """The circular raid board (seed 001, notes ``raidboard.md``): first to 100 Gold.
 
-Public: ``GAME`` (registry entry), ``Rules``, ``simulate``.
+A seated game (a winner seat per game, or none when truncated). Files: ``rules.py`` (board,
+``Rules`` with every rule declared once, compiled to arrays), ``kernel.py`` (compiled games),
+``reference.py`` (plain-Python oracle and ``trace``), ``policies.py`` (policies as data),
+``invariants.py`` (``GAME.invariants``); this module holds the ``GameSpec`` glue.
+
+Public: ``GAME`` (registry entry), ``OPTIONS``, ``Rules``, ``simulate``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from vikingsim.core import stats
+from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
-from vikingsim.core.options import Option
-from vikingsim.games.raidboard import kernel, reference
-from vikingsim.games.raidboard.policies import POLICY_HELP, compile_policies
-from vikingsim.games.raidboard.rules import VARIANTS, Rules
+from vikingsim.core.options import options_of
+from vikingsim.games.raidboard import invariants, kernel, reference
+from vikingsim.games.raidboard.policies import POLICY_HELP, POLICY_TYPES, compile_policies
+from vikingsim.games.raidboard.rules import N_SPACES, Rules
 
-__all__ = ["GAME", "Rules", "simulate"]
+__all__ = ["GAME", "OPTIONS", "Rules", "simulate"]
 
-#: One option per ``Rules`` field (same name, same default), with its rules-notes section.
-OPTIONS = (
-    Option("variant", "choice", "circular", "track: circular (§5.3) or ends-of-earth (§9)",
-           choices=VARIANTS),
-    Option("start_gold", "int", 20, "Gold each player starts with (§4.1)", 0, 10_000),
-    Option("target_gold", "int", 100, "Gold that wins (§8.1)", 1, 100_000),
-    Option("max_rounds", "int", 10_000, "safety cap; capped games are truncated (§8.3)", 1,
-           1_000_000),
-    Option("raid_fail_max", "int", 4, "2d6 raid roll at or under this destroys the fleet (§7.2)",
-           2, 12),
-    Option("raid_capture_min", "int", 9, "2d6 raid roll at or over this captures (§7.4; 13 = never)",
-           3, 13),
-    Option("gold_floor", "int", 0, "losses never take Gold below this (§12.2; negative = debt)",
-           -100_000, 0),
-    Option("miss_turn_skips_income", "bool", True, "a missed turn skips income too (§5.1, §12.5)"),
-    Option("sea_resolves_new_space", "bool", True, "resolve the space a sea move reaches (§6.4)"),
-    Option("exploration_resolves_sea", "bool", True, "roll the sea die after Exploration (§6.5)"),
-    Option("mercenary_stops_on_destruction", "bool", True,
-           "no second Mercenary raid after a destroyed fleet (§6.7)"),
-    Option("mercenary_raids", "int", 2, "raid rolls on Foreign Service (§6.7)", 1, 10),
-    Option("north_opponent_settlement_raidable", "bool", True,
-           "an opponent's North settlement can be raided and captured (§12.1)"),
-    Option("settlement_supply", "int", 0, "settlement markers per player, 0 = unlimited (§2.2)",
-           0, 21),
-    Option("income_dice_per_settlement", "int", 1, "d6 of income per settlement (§5.2)", 0, 10),
-    Option("income_dice_per_kingdom", "int", 2, "d6 of income per kingdom (§5.2)", 0, 10),
-    Option("first_seat", "int", 0, "seat that moves first (§4.2)", 0, 7),
-)
-assert [o.name for o in OPTIONS] == [f.name for f in fields(Rules)], "options must mirror Rules"
+#: Every option is a ``Rules`` field (same name, same default, help and range from ``rule``).
+OPTIONS = options_of(Rules)
+#: Outcome vocabulary: a game is won by a seat, or hits the safety cap (§8.3).
+OUTCOMES = ("win", "truncated")
+#: Bump when the same seed and options give other games.
+RULES_VERSION = "2026.12.1"
 
 
 @dataclass(frozen=True)
@@ -59,9 +42,10 @@ class Setup:
 
 
 def setup(options: dict, policies: list[str], players: int) -> Setup:
+    """Validated setup: ``Rules`` from the resolved options (option names are its fields) and
+    one policy kind and parameter row per seat from the policy labels."""
     rules = Rules(**options)
     if rules.first_seat >= players:
-        from vikingsim.core.errors import InputError
         raise InputError(f"first_seat={rules.first_seat}: must be a seat in [0, {players - 1}]")
     kinds, params = compile_policies(policies)
     return Setup(rules, rules.compile(), kinds, params, tuple(policies))
@@ -80,18 +64,20 @@ def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
     scratch = [np.zeros(k, np.int64) for _ in range(3)]                # gold, pos, fdir
     kernel._play_block(c.ri, c.kind, c.region, c.seas, c.region_spaces, s.kinds, s.params,
                        g0, g1, dice_rng, pol_rng, *scratch, np.zeros(k, np.bool_),
-                       np.full(40, kernel.NO_OWNER, np.int64),
+                       np.full(N_SPACES, kernel.NO_OWNER, np.int64),
                        *[np.zeros(k, np.int64) for _ in range(3)],       # n_set, n_king, lost
                        out["winner"], out["rounds"], out["truncated"],
                        out["gold"], out["settlements"], out["kingdoms"], out["fleets_lost"])
 
 
 def frame(s: Setup, out) -> pd.DataFrame:
-    """One row per game: winner seat (-1 when truncated), rounds, truncated, then per seat
-    ``gold_i``, ``settlements_i``, ``kingdoms_i``, ``fleets_lost_i``."""
+    """One row per game: ``game_id``, ``outcome`` (categorical over ``OUTCOMES``), winner seat
+    (-1 when truncated), rounds, truncated, then per seat ``gold_i``, ``settlements_i``,
+    ``kingdoms_i``, ``fleets_lost_i``."""
     n = len(out["winner"])
-    cols = {"game_id": np.arange(n, dtype=np.int64), "winner": out["winner"],
-            "rounds": out["rounds"], "truncated": out["truncated"]}
+    outcome = pd.Categorical.from_codes(out["truncated"].astype(np.int8), categories=OUTCOMES)
+    cols = {"game_id": np.arange(n, dtype=np.int64), "outcome": outcome,
+            "winner": out["winner"], "rounds": out["rounds"], "truncated": out["truncated"]}
     for name in ("gold", "settlements", "kingdoms", "fleets_lost"):
         for seat in range(out[name].shape[1]):
             cols[f"{name}_{seat}"] = out[name][:, seat]
@@ -110,17 +96,21 @@ def tally(s: Setup, out) -> dict:
 
 def summarize(s: Setup, t: dict, n: int) -> dict:
     """Win rate per seat over all n games (truncated games count for nobody) with Wilson 95%
-    intervals; game length; truncated count."""
+    intervals; ``p_win``/``p_truncated`` with theirs; game length; truncated count."""
     mean, sd, se = stats.hist_mean_sd(t["rounds_hist"])
-    return {
+    truncated = int(t["truncated"][0])
+    s = {
         "win_rate": [float(w / n) for w in t["wins"]],
         "win_rate_ci": [list(stats.wilson(int(w), n)) for w in t["wins"]],
         "mean_rounds": mean, "sd_rounds": sd, "mean_rounds_se": se,
-        "truncated": int(t["truncated"][0]),
+        "truncated": truncated,
         "mean_final_gold": [float(x / n) for x in t["gold_sum"]],
         "mean_settlements": [float(x / n) for x in t["settlements_sum"]],
         "mean_fleets_lost": [float(x / n) for x in t["fleets_lost_sum"]],
     }
+    stats.put_fraction(s, "p_win", n - truncated, n)
+    stats.put_fraction(s, "p_truncated", truncated, n)
+    return s
 
 
 def summary(s: Setup, out) -> dict:
@@ -162,6 +152,11 @@ GAME = GameSpec(
     tally=tally,
     summarize=summarize,
     trace=trace,
+    rules_version=RULES_VERSION,
+    outcomes=OUTCOMES,
+    seated=True,
+    policy_types=POLICY_TYPES,
+    invariants=invariants.check,
     bench_options={},
     bench_players=4,
 )

@@ -6,22 +6,21 @@ Flow: ``_play_block`` → ``_play_game`` → ``_take_turn`` → ``_resolve_space
 
 State of one game (scratch arrays reused by a block's games):
     gold  int64[n_seats]   Gold per seat
-    pos   int64[n_seats]   track index of each fleet (0..39)
+    pos   int64[n_seats]   track index of each fleet (0..LAST_SPACE)
     fdir  int64[n_seats]   direction of travel, +1 or -1 (Ends of the Earth, §9)
     miss  bool[n_seats]    must miss the next turn (§7.2)
-    owner int64[40]        seat owning the settlement on each space, -1 for none
+    owner int64[N_SPACES]  seat owning the settlement on each space, -1 for none
     n_set int64[n_seats]   settlements per seat  } kept in step with ``owner`` by ``_set_owner``
     n_king int64[n_seats]  kingdoms per seat     }
     lost  int64[n_seats]   fleets destroyed (statistic)
 Draw order on the dice stream (the reference follows it): income dice (settlements then
 kingdoms), move die, then per space: own-territory 1d6 / sea 1d6 / raid 2d6 (+2d6 loss).
 """
-import numpy as np
-
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
 from vikingsim.games.raidboard.policies import PolicyKind
-from vikingsim.games.raidboard.rules import R, Region, Space
+from vikingsim.games.raidboard.rules import (
+    LAST_SPACE, N_SPACES, TERRITORIES_PER_REGION, Region, RuleSlot, Space)
 
 NO_OWNER = -1
 # Outcomes of one raid roll (raidboard §7)
@@ -30,8 +29,12 @@ RAID_DESTROYED, RAID_PLUNDER, RAID_CAPTURE = 0, 1, 2
 GO_ON, STOP, WON = 0, 1, 2
 # End of a game (style rule 6)
 END_TERMINATED, END_TRUNCATED = 0, 1
-# raidboard §7.5 arithmetic: expected plunder per raid roll (232/36) and P(destroyed) (6/36)
-_EV_PLUNDER, _P_DESTROYED, _P_CAPTURE, _EV_2D6 = 232.0 / 36.0, 6.0 / 36.0, 10.0 / 36.0, 7.0
+STORM_FACE = 6                             # §6.4: a sea roll of 6 is the Great Storm
+# Lookahead's arithmetic (raidboard §7.5): expected plunder per raid roll (232/36), P(destroyed)
+# (6/36), P(capture) (10/36); expected d6 and 2d6; P(a sea roll sails on) (§6.4)
+_EV_PLUNDER, _P_DESTROYED, _P_CAPTURE = 232.0 / 36.0, 6.0 / 36.0, 10.0 / 36.0
+_EV_D6, _EV_2D6, _P_SAIL_ON = 3.5, 7.0, 5.0 / 6.0
+_SEED_MERCENARY_RAIDS = 2.0                # §6.7 SEED: Lookahead values Foreign Service at two
 
 
 @jit(inline="always", nrt=False)
@@ -46,13 +49,13 @@ def _raid_outcome(roll, can_capture, fail_max, capture_min):
 
 @jit(inline="always", nrt=False)
 def _advance(pos, fdir, steps, ends_of_earth):
-    """Move ``steps`` spaces; returns (pos, fdir). Circular wraps 39→0 (§5.3); Ends of the Earth
-    turns round at 0 and 39, visiting the end space once (§9.2)."""
+    """Move ``steps`` spaces; returns (pos, fdir). Circular wraps LAST_SPACE→0 (§5.3); Ends of
+    the Earth turns round at 0 and LAST_SPACE, visiting the end space once (§9.2)."""
     if not ends_of_earth:
-        return (pos + steps) % 40, fdir
+        return (pos + steps) % N_SPACES, fdir
     for _ in range(steps):
         nxt = pos + fdir
-        if nxt < 0 or nxt > 39:
+        if nxt < 0 or nxt > LAST_SPACE:
             fdir = -fdir
             nxt = pos + fdir
         pos = nxt
@@ -62,7 +65,7 @@ def _advance(pos, fdir, steps, ends_of_earth):
 @jit(inline="always", nrt=False)
 def _is_kingdom(owner, region_spaces, region, seat):
     """Seat holds all three territories of ``region`` (§3.4)."""
-    for k in range(3):
+    for k in range(TERRITORIES_PER_REGION):
         if owner[region_spaces[region, k]] != seat:
             return False
     return True
@@ -81,7 +84,7 @@ def _kingdoms(owner, region_spaces, seat):
 @jit(nrt=False)
 def _settlements(owner, seat):
     n = 0
-    for i in range(40):
+    for i in range(N_SPACES):
         if owner[i] == seat:
             n += 1
     return n
@@ -90,7 +93,7 @@ def _settlements(owner, seat):
 @jit(inline="always", nrt=False)
 def _has_marker(ri, n_set, seat):
     """A settlement marker left in supply (§2.2: 0 = unlimited)."""
-    supply = ri[R.SETTLEMENT_SUPPLY]
+    supply = ri[RuleSlot.SETTLEMENT_SUPPLY]
     return supply == 0 or n_set[seat] < supply
 
 
@@ -126,18 +129,18 @@ def _landing_value(ri, kind, region, owner, seat, space, settle_value, miss_cost
     raid = _EV_PLUNDER - _P_DESTROYED * (_EV_2D6 + miss_cost)
     if k == Space.TERRITORY:
         if owner[space] == seat:
-            return 3.5                                    # §6.2
+            return _EV_D6                                 # §6.2
         if region[space] == Region.NORTH and owner[space] == NO_OWNER:
             return settle_value                           # §6.3
-        if region[space] == Region.NORTH and not ri[R.NORTH_OPPONENT_RAIDABLE]:
+        if region[space] == Region.NORTH and not ri[RuleSlot.NORTH_OPPONENT_RAIDABLE]:
             return 0.0
         return raid + _P_CAPTURE * settle_value           # §6.1, §7.4
     if k == Space.RAID_ONLY:
         return raid
     if k == Space.MERCENARY:
-        return 2.0 * raid
+        return _SEED_MERCENARY_RAIDS * raid
     if k == Space.SEA or k == Space.EXPLORATION:
-        return 5.0 / 6.0 * raid
+        return _P_SAIL_ON * raid
     return 0.0
 
 
@@ -151,16 +154,16 @@ def _choose_exploration(ri, kind, region, seas, owner, pos, fdir, seat, pkind, p
         for j in range(seas.shape[0]):
             q = seas[j]
             v = 0.0
-            for roll in range(1, 6):                      # §6.4: 1-5 sail on, 6 stays put
-                land, _ = _advance(q, fdir, roll, ri[R.ENDS_OF_EARTH])
+            for roll in range(1, STORM_FACE):             # §6.4: 1-5 sail on, 6 stays put
+                land, _ = _advance(q, fdir, roll, ri[RuleSlot.ENDS_OF_EARTH])
                 v += _landing_value(ri, kind, region, owner, seat, land, params[0], params[1])
             if v > best_v:
                 best, best_v = q, v
         return best
     # GREEDY §10.2: first sea space ahead in the direction of travel
     p, d = pos, fdir
-    for _ in range(80):
-        p, d = _advance(p, d, 1, ri[R.ENDS_OF_EARTH])
+    for _ in range(2 * N_SPACES):
+        p, d = _advance(p, d, 1, ri[RuleSlot.ENDS_OF_EARTH])
         if kind[p] == Space.SEA:
             return p
     return seas[0]
@@ -176,7 +179,7 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
         return -1                                          # §10.3.3
     if pkind == PolicyKind.RANDOM:
         pick = int(pol_rng.random() * n_on_board)
-        for i in range(40):
+        for i in range(N_SPACES):
             if owner[i] != NO_OWNER:
                 if pick == 0:
                     return i
@@ -189,12 +192,12 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
             continue
         score = float(gold[s])
         if pkind == PolicyKind.LOOKAHEAD:
-            score += 3.5 * n_set[s] + 7.0 * n_king[s]
+            score += _EV_D6 * n_set[s] + _EV_2D6 * n_king[s]
         if score > best:
             target, best = s, score
     if target >= 0:
         first_any, first_king, first_pair = -1, -1, -1
-        for i in range(40):
+        for i in range(N_SPACES):
             if owner[i] != target:
                 continue
             if first_any < 0:
@@ -203,10 +206,10 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
                 first_king = i
             if first_pair < 0 and region[i] < Region.EAST:
                 held = 0
-                for k in range(3):
+                for k in range(TERRITORIES_PER_REGION):
                     if owner[region_spaces[region[i], k]] == target:
                         held += 1
-                if held == 2:
+                if held == TERRITORIES_PER_REGION - 1:        # one short of a kingdom
                     first_pair = i
         if first_king >= 0:
             return first_king
@@ -215,7 +218,7 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
         return first_any
     # §10.3.2: only own settlements: prefer one outside a kingdom, then lowest index
     first_any = -1
-    for i in range(40):
+    for i in range(N_SPACES):
         if owner[i] == seat:
             if not _in_kingdom(owner, region, region_spaces, i):
                 return i
@@ -229,10 +232,11 @@ def _raid(ri, region, region_spaces, can_capture, space, seat, gold, pos, fdir, 
           n_set, n_king, lost, dice_rng):
     """One raid roll (§7) on ``space``; returns GO_ON, STOP (fleet destroyed) or WON."""
     roll = _d6(dice_rng) + _d6(dice_rng)
-    outcome = _raid_outcome(roll, can_capture, ri[R.RAID_FAIL_MAX], ri[R.RAID_CAPTURE_MIN])
+    outcome = _raid_outcome(roll, can_capture, ri[RuleSlot.RAID_FAIL_MAX],
+                            ri[RuleSlot.RAID_CAPTURE_MIN])
     if outcome == RAID_DESTROYED:                          # §7.2
         loss = _d6(dice_rng) + _d6(dice_rng)
-        gold[seat] = max(ri[R.GOLD_FLOOR], gold[seat] - loss)
+        gold[seat] = max(ri[RuleSlot.GOLD_FLOOR], gold[seat] - loss)
         pos[seat] = 0
         fdir[seat] = 1                                     # §9.2: sent back facing forward
         miss[seat] = True
@@ -240,8 +244,9 @@ def _raid(ri, region, region_spaces, can_capture, space, seat, gold, pos, fdir, 
         return STOP
     gold[seat] += roll                                     # §7.3 plunder
     if outcome == RAID_CAPTURE and _has_marker(ri, n_set, seat):
-        _set_owner(owner, n_set, n_king, region, region_spaces, space, seat)                               # §7.4 capture (replaces an opponent's)
-    if gold[seat] >= ri[R.TARGET_GOLD]:                    # §8.1 win check after every gain
+        # §7.4 capture (replaces an opponent's settlement)
+        _set_owner(owner, n_set, n_king, region, region_spaces, space, seat)
+    if gold[seat] >= ri[RuleSlot.TARGET_GOLD]:             # §8.1 win check after every gain
         return WON
     return GO_ON
 
@@ -258,13 +263,13 @@ def _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
             holder = owner[space]
             if holder == seat:                             # §6.2 own settlement: 1d6
                 gold[seat] += _d6(dice_rng)
-                return WON if gold[seat] >= ri[R.TARGET_GOLD] else STOP
+                return WON if gold[seat] >= ri[RuleSlot.TARGET_GOLD] else STOP
             if region[space] == Region.NORTH:
                 if holder == NO_OWNER:                     # §6.3 settle, no roll
                     if _has_marker(ri, n_set, seat):
                         _set_owner(owner, n_set, n_king, region, region_spaces, space, seat)
                     return STOP
-                if not ri[R.NORTH_OPPONENT_RAIDABLE]:      # §12.1 alternative reading
+                if not ri[RuleSlot.NORTH_OPPONENT_RAIDABLE]:   # §12.1 alternative reading
                     return STOP
             r = _raid(ri, region, region_spaces, True, space, seat, gold, pos, fdir, miss, owner,
                       n_set, n_king, lost, dice_rng)
@@ -273,13 +278,13 @@ def _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
             r = _raid(ri, region, region_spaces, False, space, seat, gold, pos, fdir, miss,
                       owner, n_set, n_king, lost, dice_rng)
             return WON if r == WON else STOP
-        if k == Space.MERCENARY:                           # §6.7: two raid rolls, no capture
-            for _ in range(ri[R.MERCENARY_RAIDS]):
+        if k == Space.MERCENARY:                           # §6.7: mercenary_raids, no capture
+            for _ in range(ri[RuleSlot.MERCENARY_RAIDS]):
                 r = _raid(ri, region, region_spaces, False, space, seat, gold, pos, fdir, miss,
-                      owner, n_set, n_king, lost, dice_rng)
+                          owner, n_set, n_king, lost, dice_rng)
                 if r == WON:
                     return WON
-                if r == STOP and ri[R.MERCENARY_STOPS_ON_DESTRUCTION]:
+                if r == STOP and ri[RuleSlot.MERCENARY_STOPS_ON_DESTRUCTION]:
                     return STOP
             return STOP
         if k == Space.LOST:                                # §6.8
@@ -291,15 +296,16 @@ def _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
         if k == Space.EXPLORATION:                         # §6.5: to any sea, then its roll
             pos[seat] = _choose_exploration(ri, kind, region, seas, owner, pos[seat],
                                             fdir[seat], seat, pkind, params, pol_rng)
-            if not ri[R.EXPLORATION_RESOLVES_SEA]:
+            if not ri[RuleSlot.EXPLORATION_RESOLVES_SEA]:
                 return STOP
             continue
         if k == Space.SEA:                                 # §6.4
             roll = _d6(dice_rng)
-            if roll == 6:
+            if roll == STORM_FACE:
                 return STOP                                # Great Storm
-            pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], roll, ri[R.ENDS_OF_EARTH])
-            if not ri[R.SEA_RESOLVES_NEW_SPACE]:
+            pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], roll,
+                                             ri[RuleSlot.ENDS_OF_EARTH])
+            if not ri[RuleSlot.SEA_RESOLVES_NEW_SPACE]:
                 return STOP
             continue
         return STOP                                        # §6.9 start: no effect
@@ -311,21 +317,22 @@ def _take_turn(ri, kind, region, seas, region_spaces, seat, pkind, params,
     """One turn (§5): missed turn, income, move, resolve. Returns STOP or WON."""
     if miss[seat]:                                         # §5.1
         miss[seat] = False
-        if ri[R.MISS_TURN_SKIPS_INCOME]:
+        if ri[RuleSlot.MISS_TURN_SKIPS_INCOME]:
             return STOP
         skip_move = True
     else:
         skip_move = False
-    n_dice = (n_set[seat] * ri[R.INCOME_DICE_PER_SETTLEMENT]
-              + n_king[seat] * ri[R.INCOME_DICE_PER_KINGDOM])
+    n_dice = (n_set[seat] * ri[RuleSlot.INCOME_DICE_PER_SETTLEMENT]
+              + n_king[seat] * ri[RuleSlot.INCOME_DICE_PER_KINGDOM])
     if n_dice > 0:                                         # §5.2 income
         for _ in range(n_dice):
             gold[seat] += _d6(dice_rng)
-        if gold[seat] >= ri[R.TARGET_GOLD]:
+        if gold[seat] >= ri[RuleSlot.TARGET_GOLD]:
             return WON
     if skip_move:
         return STOP
-    pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], _d6(dice_rng), ri[R.ENDS_OF_EARTH])
+    pos[seat], fdir[seat] = _advance(pos[seat], fdir[seat], _d6(dice_rng),
+                                     ri[RuleSlot.ENDS_OF_EARTH])
     return _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
                           gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng)
 
@@ -336,7 +343,7 @@ def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
     """Play one game from setup to its end; returns (End, winner seat or -1, rounds)."""
     n_seats = gold.shape[0]
     for s in range(n_seats):                               # _reset: every state field (§4.1)
-        gold[s] = ri[R.START_GOLD]
+        gold[s] = ri[RuleSlot.START_GOLD]
         pos[s] = 0
         fdir[s] = 1
         miss[s] = False
@@ -344,15 +351,15 @@ def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
         n_set[s] = 0
         n_king[s] = 0
     owner[:] = NO_OWNER
-    first = ri[R.FIRST_SEAT] % n_seats
-    for n_round in range(ri[R.MAX_ROUNDS]):
+    first = ri[RuleSlot.FIRST_SEAT] % n_seats
+    for n_round in range(ri[RuleSlot.MAX_ROUNDS]):
         for i in range(n_seats):
             seat = (first + i) % n_seats                   # §4.2 seat order
             if _take_turn(ri, kind, region, seas, region_spaces, seat, kinds[seat],
                           params[seat], gold, pos, fdir, miss, owner, n_set, n_king, lost,
                           dice_rng, pol_rng) == WON:
                 return END_TERMINATED, seat, n_round + 1   # §8.1 stops at once
-    return END_TRUNCATED, -1, ri[R.MAX_ROUNDS]             # §8.3 a cap, not a result
+    return END_TRUNCATED, -1, ri[RuleSlot.MAX_ROUNDS]      # §8.3 a cap, not a result
 
 
 @jit(nrt=False)
@@ -364,7 +371,8 @@ def _play_block(ri, kind, region, seas, region_spaces, kinds, params, g0, g1, di
     n_seats = kinds.shape[0]
     for g in range(g0, g1):
         end, win, n_rounds = _play_game(ri, kind, region, seas, region_spaces, kinds, params,
-                                        gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng)
+                                        gold, pos, fdir, miss, owner, n_set, n_king, lost,
+                                        dice_rng, pol_rng)
         winner[g] = win
         rounds[g] = n_rounds
         truncated[g] = end == END_TRUNCATED

@@ -1,14 +1,20 @@
 """Raid board policies (raidboard §10): the game's only two choices, the Exploration target
-(§6.5) and the Lost target (§6.8). Policies are frozen dataclasses compiled to a kind and a
-parameter row per seat; the kernels' ``_choose_*`` functions and the reference's twins act on
-them and draw only from the policy stream."""
+(§6.5) and the Lost target (§6.8). Policies are data: frozen dataclasses whose fields are their
+parameters (declared with ``core.options.rule``), registered by name in ``POLICY_TYPES``
+(``GAME.policy_types``), so ``lookahead(settle_value=10)`` or a TOML file selects one.
+``compile_policies`` turns each seat's policy label into a kind and a parameter row; the
+kernels' ``_choose_*`` functions and the reference's twins act on them and draw only from the
+policy stream."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import ClassVar
 
 import numpy as np
+
+from vikingsim.core import policies
+from vikingsim.core.options import rule
 
 
 class PolicyKind(IntEnum):
@@ -17,6 +23,7 @@ class PolicyKind(IntEnum):
     LOOKAHEAD = 2
 
 
+#: Columns of the per-seat parameter rows (Lookahead's two; unused by the others).
 N_PARAMS = 2
 
 
@@ -50,25 +57,37 @@ class Lookahead:
     threatening opponent (gold + expected income) that breaks a kingdom, else one in the region
     where they hold most, lowest index; own settlements only when no opponent has any."""
 
-    settle_value: float = 12.0
-    miss_cost: float = 6.0
+    settle_value: float = rule(12.0, "Gold value of a new settlement (assumption)",
+                               section="§10.4", lo=0.0, hi=1000.0)
+    miss_cost: float = rule(6.0, "Gold cost of the turn a destroyed fleet misses "
+                            "(assumption)", section="§10.4", lo=0.0, hi=1000.0)
     kind: ClassVar[PolicyKind] = PolicyKind.LOOKAHEAD
 
     def params(self) -> np.ndarray:
         return np.array([self.settle_value, self.miss_cost], np.float64)
 
 
-POLICIES = {"greedy": Greedy, "random": Random, "lookahead": Lookahead}
+#: Policy name -> its dataclass (``GAME.policy_types``).
+POLICY_TYPES = {"greedy": Greedy, "random": Random, "lookahead": Lookahead}
+
+
+def _with_params(text: str, cls) -> str:
+    params = ", ".join(f"{f.name}={f.default}" for f in fields(cls))
+    return f"{text} (parameters: {params})" if params else text
+
+
 POLICY_HELP = {
     "greedy": "raidboard §10: first sea ahead; remove the richest opponent's kingdom settlement",
     "random": "uniform sea; uniform settlement on the board (own ones too)",
-    "lookahead": "best expected landing from the sea roll; remove the leader's most valuable settlement",
+    "lookahead": _with_params("best expected landing from the sea roll; remove the leader's "
+                              "most valuable settlement", Lookahead),
 }
 
 
-def compile_policies(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Policy names per seat → (kinds int8[n_seats], params float64[n_seats, N_PARAMS])."""
-    specs = [POLICIES[n]() for n in names]
+def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Policy labels per seat (``greedy``, ``lookahead(settle_value=10.0)``, a TOML file) →
+    (kinds int8[n_seats], params float64[n_seats, N_PARAMS])."""
+    specs = [policies.build("raidboard", POLICY_TYPES, label) for label in labels]
     kinds = np.array([int(p.kind) for p in specs], np.int8)
     params = np.stack([p.params() for p in specs]).astype(np.float64)
     return kinds, params

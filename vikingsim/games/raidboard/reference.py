@@ -9,12 +9,23 @@ from __future__ import annotations
 
 from vikingsim.core.rng import d6
 from vikingsim.games.raidboard.policies import PolicyKind
-from vikingsim.games.raidboard.rules import BOARD, SPACE_NAMES, Region, Space
+from vikingsim.games.raidboard.rules import (
+    BOARD, LAST_SPACE, N_SPACES, SPACE_NAMES, Region, Space)
 
 _SEAS = [i for i, (_, k, _) in enumerate(BOARD) if k == Space.SEA]
 _REGION_OF = [r for _, _, r in BOARD]
 _REGIONS = {reg: [i for i, (_, _, r) in enumerate(BOARD) if r == reg]
             for reg in Region if reg not in (Region.NONE, Region.EAST)}
+_STORM = 6                                          # §6.4: sea roll 6 = Great Storm
+# The lookahead policy's values (§10.4), from the 2d6 arithmetic of §7.5 at the SEED thresholds:
+# ways[t] of the 36 ordered rolls give total t; 2-4 destroy, 5-12 plunder, 9-12 capture.
+_WAYS = {t: 6 - abs(t - 7) for t in range(2, 13)}
+_PLUNDER_EV = sum(t * _WAYS[t] for t in range(5, 13)) / 36          # 232/36 Gold per raid
+_P_DESTROYED = sum(_WAYS[t] for t in range(2, 5)) / 36              # 6/36
+_P_CAPTURE = sum(_WAYS[t] for t in range(9, 13)) / 36               # 10/36
+_MEAN_D6, _MEAN_2D6 = 3.5, 7.0
+_P_SAIL_ON = 5 / 6                                   # §6.4: sea rolls 1-5 sail on
+_SEED_MERCENARY_RAIDS = 2.0                          # §6.7 SEED: valued as two raids
 
 
 class Won(Exception):
@@ -62,13 +73,14 @@ class Game:
         return reg in _REGIONS and all(self.owner.get(s) == holder for s in _REGIONS[reg])
 
     def may_place(self, seat):
-        return self.r.settlement_supply == 0 or len(self.settlements(seat)) < self.r.settlement_supply
+        supply = self.r.settlement_supply
+        return supply == 0 or len(self.settlements(seat)) < supply
 
     def step(self, pos, direction, steps):
         if self.r.variant == "circular":
-            return (pos + steps) % 40, direction
+            return (pos + steps) % N_SPACES, direction
         for _ in range(steps):
-            if not 0 <= pos + direction <= 39:
+            if not 0 <= pos + direction <= LAST_SPACE:
                 direction = -direction
             pos += direction
         return pos, direction
@@ -105,7 +117,7 @@ class Game:
             best, best_v = _SEAS[0], -1e300
             for q in _SEAS:
                 v = 0.0
-                for roll in range(1, 6):
+                for roll in range(1, _STORM):
                     land, _ = self.step(q, self.dir[seat], roll)
                     v += self.landing_value(seat, land, params[0], params[1])
                 if v > best_v:
@@ -119,18 +131,18 @@ class Game:
 
     def landing_value(self, seat, space, settle_value, miss_cost):
         kind, holder = BOARD[space][1], self.owner.get(space)
-        raid = 232.0 / 36.0 - 6.0 / 36.0 * (7.0 + miss_cost)
+        raid = _PLUNDER_EV - _P_DESTROYED * (_MEAN_2D6 + miss_cost)
         if kind == Space.TERRITORY:
             if holder == seat:
-                return 3.5
+                return _MEAN_D6
             if _REGION_OF[space] == Region.NORTH:
                 if holder is None:
                     return settle_value
                 if not self.r.north_opponent_settlement_raidable:
                     return 0.0
-            return raid + 10.0 / 36.0 * settle_value
-        return {Space.RAID_ONLY: raid, Space.MERCENARY: 2.0 * raid,
-                Space.SEA: 5.0 / 6.0 * raid, Space.EXPLORATION: 5.0 / 6.0 * raid}.get(kind, 0.0)
+            return raid + _P_CAPTURE * settle_value
+        return {Space.RAID_ONLY: raid, Space.MERCENARY: _SEED_MERCENARY_RAIDS * raid,
+                Space.SEA: _P_SAIL_ON * raid, Space.EXPLORATION: _P_SAIL_ON * raid}.get(kind, 0.0)
 
     def lost_target(self, seat):
         on_board = sorted(self.owner)
@@ -144,7 +156,8 @@ class Game:
             def threat(s):
                 score = float(self.gold[s])
                 if kind == PolicyKind.LOOKAHEAD:
-                    score += 3.5 * len(self.settlements(s)) + 7.0 * len(self.kingdoms(s))
+                    score += (_MEAN_D6 * len(self.settlements(s))
+                              + _MEAN_2D6 * len(self.kingdoms(s)))
                 return score
             target = max(rivals, key=lambda s: (threat(s), -s))
             mine = self.settlements(target)
@@ -152,8 +165,10 @@ class Game:
             if king:
                 return king[0]
             if kind == PolicyKind.LOOKAHEAD:
+                # a region where they hold all territories but one (§10.4)
                 pair = [s for s in mine if _REGION_OF[s] in _REGIONS and sum(
-                    self.owner.get(t) == target for t in _REGIONS[_REGION_OF[s]]) == 2]
+                    self.owner.get(t) == target for t in _REGIONS[_REGION_OF[s]])
+                    == len(_REGIONS[_REGION_OF[s]]) - 1]
                 if pair:
                     return pair[0]
             return mine[0]
@@ -203,7 +218,7 @@ class Game:
                 continue
             if kind == Space.SEA:
                 roll = self.roll()
-                if roll == 6:
+                if roll == _STORM:
                     self.say("  sea roll 6: Great Storm, stays put")
                     return
                 self.say(f"  sea roll {roll}")

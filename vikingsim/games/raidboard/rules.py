@@ -1,5 +1,7 @@
-"""Raid board rules (seed 001; notes ``raidboard.md``): board data, IntEnums and the frozen
-``Rules`` whose defaults are the notes' DEFAULT readings, compiled to arrays for the kernels."""
+"""Raid board rules (seed 001; notes ``raidboard.md``): the board data and its named sizes, the
+``Space``/``Region``/``RuleSlot`` enums, and the frozen ``Rules`` (every rule declared once with
+``core.options.rule``; defaults are the notes' DEFAULT readings), compiled to arrays for the
+kernels."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -8,6 +10,7 @@ from enum import IntEnum
 import numpy as np
 
 from vikingsim.core.errors import InputError
+from vikingsim.core.options import rule
 
 
 class Space(IntEnum):
@@ -36,7 +39,7 @@ class Region(IntEnum):
     NONE = 8
 
 
-class R(IntEnum):
+class RuleSlot(IntEnum):
     """Slots of the compiled integer rules vector ``ri`` (one per rule, see ``Rules``)."""
 
     START_GOLD = 0
@@ -56,7 +59,10 @@ class R(IntEnum):
     INCOME_DICE_PER_KINGDOM = 14
     FIRST_SEAT = 15
     MERCENARY_RAIDS = 16
-    N = 17
+
+
+#: Length of the compiled rules vector ``ri``.
+N_RULE_SLOTS = len(RuleSlot)
 
 
 _S, _R = Space, Region
@@ -103,41 +109,66 @@ BOARD = (
     ("Persia", _S.RAID_ONLY, _R.EAST),
     ("Foreign Service", _S.MERCENARY, _R.NONE),
 )
-N_SPACES = len(BOARD)
+N_SPACES = len(BOARD)                     # §3.1: 40 spaces, indices 0..39
+LAST_SPACE = N_SPACES - 1                 # Foreign Service, the end of the track (§9)
 #: Regions that can form a kingdom (§3.4): every region but East.
 KINGDOM_REGIONS = tuple(r for r in Region if r not in (Region.EAST, Region.NONE))
+TERRITORIES_PER_REGION = 3                # §3.3: a kingdom is all three (§3.4)
+RAID_ROLL_MIN, RAID_ROLL_MAX = 2, 12      # §7.1: a 2d6 total
+NEVER_CAPTURE = RAID_ROLL_MAX + 1         # raid_capture_min that no roll reaches
+MAX_PLAYERS = 8                           # §4.3 assumption: --players 2..8
+MAX_SETTLEMENTS = sum(1 for _, k, r in BOARD if k == Space.TERRITORY and r != Region.EAST)
 
 VARIANTS = ("circular", "ends-of-earth")
 
 
 @dataclass(frozen=True)
 class Rules:
-    """One complete reading of the raid board; defaults are the notes' DEFAULT readings (§11.2)."""
+    """One complete reading of the raid board, each rule declared once: its default is the
+    notes' DEFAULT reading (§11.2), and the ``vikingsim`` options are derived from these
+    fields (``core.options.options_of``)."""
 
-    variant: str = "circular"                  # §9 SEED variant: "circular" | "ends-of-earth"
-    start_gold: int = 20                       # §4.1 SEED
-    target_gold: int = 100                     # §8.1 SEED
-    max_rounds: int = 10_000                   # §8.3 DEFAULT guard: capped games are truncated
-    raid_fail_max: int = 4                     # §7.2 SEED: a 2d6 raid roll <= this destroys the fleet
-    raid_capture_min: int = 9                  # §7.4 SEED
-    gold_floor: int = 0                        # §7.2/§12.2 DEFAULT: losses never push gold below
-    miss_turn_skips_income: bool = True        # §5.1/§12.5 DEFAULT
-    sea_resolves_new_space: bool = True        # §6.4/§12.4 DEFAULT
-    exploration_resolves_sea: bool = True      # §6.5 DEFAULT
-    mercenary_stops_on_destruction: bool = True  # §6.7 DEFAULT
-    mercenary_raids: int = 2                   # §6.7 SEED: raid rolls on Foreign Service
-    north_opponent_settlement_raidable: bool = True  # §6.3/§12.1 DEFAULT
-    settlement_supply: int = 0                 # §2.2 DEFAULT: 0 = unlimited markers per player
-    income_dice_per_settlement: int = 1        # §5.2 SEED: 1d6 per settlement
-    income_dice_per_kingdom: int = 2           # §5.2 SEED: 2d6 per kingdom
-    first_seat: int = 0                        # §4.2 DEFAULT: seat 0 moves first
+    variant: str = rule("circular", "track: circular (§5.3) or ends-of-earth (§9)",
+                        section="§9", choices=VARIANTS)
+    start_gold: int = rule(20, "Gold each player starts with", section="§4.1", lo=0,
+                           hi=10_000)
+    target_gold: int = rule(100, "Gold that wins", section="§8.1", lo=1, hi=100_000)
+    max_rounds: int = rule(10_000, "safety cap; capped games are truncated", section="§8.3",
+                           lo=1, hi=1_000_000)
+    raid_fail_max: int = rule(4, "2d6 raid roll at or under this destroys the fleet",
+                              section="§7.2", lo=RAID_ROLL_MIN, hi=RAID_ROLL_MAX)
+    raid_capture_min: int = rule(9, "2d6 raid roll at or over this captures (§7.4; 13 = never)",
+                                 section="§7.4", lo=RAID_ROLL_MIN + 1, hi=NEVER_CAPTURE)
+    gold_floor: int = rule(0, "losses never take Gold below this (§12.2; negative = debt)",
+                           section="§12.2", lo=-100_000, hi=0)
+    miss_turn_skips_income: bool = rule(True, "a missed turn skips income too",
+                                        section="§5.1, §12.5")
+    sea_resolves_new_space: bool = rule(True, "resolve the space a sea move reaches",
+                                        section="§6.4")
+    exploration_resolves_sea: bool = rule(True, "roll the sea die after Exploration",
+                                          section="§6.5")
+    mercenary_stops_on_destruction: bool = rule(
+        True, "no second Mercenary raid after a destroyed fleet", section="§6.7")
+    mercenary_raids: int = rule(2, "raid rolls on Foreign Service", section="§6.7", lo=1,
+                                hi=10)
+    north_opponent_settlement_raidable: bool = rule(
+        True, "an opponent's North settlement can be raided and captured", section="§12.1")
+    settlement_supply: int = rule(0, "settlement markers per player, 0 = unlimited",
+                                  section="§2.2", lo=0, hi=MAX_SETTLEMENTS)
+    income_dice_per_settlement: int = rule(1, "d6 of income per settlement", section="§5.2",
+                                           lo=0, hi=10)
+    income_dice_per_kingdom: int = rule(2, "d6 of income per kingdom", section="§5.2", lo=0,
+                                        hi=10)
+    first_seat: int = rule(0, "seat that moves first", section="§4.2", lo=0,
+                           hi=MAX_PLAYERS - 1)
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
             raise InputError(f"variant={self.variant!r}: must be one of {', '.join(VARIANTS)}")
-        if not 2 <= self.raid_fail_max < self.raid_capture_min <= 13:
-            raise InputError("need 2 <= raid_fail_max < raid_capture_min <= 13 "
-                             f"(13 = no capture), got {self.raid_fail_max}, {self.raid_capture_min}")
+        if not RAID_ROLL_MIN <= self.raid_fail_max < self.raid_capture_min <= NEVER_CAPTURE:
+            raise InputError(f"need {RAID_ROLL_MIN} <= raid_fail_max < raid_capture_min <= "
+                             f"{NEVER_CAPTURE} ({NEVER_CAPTURE} = no capture), got "
+                             f"{self.raid_fail_max}, {self.raid_capture_min}")
         if self.gold_floor > 0 or self.gold_floor > self.start_gold:
             raise InputError(f"gold_floor must be <= 0 and <= start_gold, got {self.gold_floor}")
         if self.target_gold <= self.start_gold:
@@ -145,24 +176,25 @@ class Rules:
                              f"got {self.target_gold}")
 
     def compile(self) -> "CompiledRules":
-        ri = np.zeros(R.N, np.int64)
-        ri[R.START_GOLD] = self.start_gold
-        ri[R.TARGET_GOLD] = self.target_gold
-        ri[R.MAX_ROUNDS] = self.max_rounds
-        ri[R.RAID_FAIL_MAX] = self.raid_fail_max
-        ri[R.RAID_CAPTURE_MIN] = self.raid_capture_min
-        ri[R.GOLD_FLOOR] = self.gold_floor
-        ri[R.ENDS_OF_EARTH] = self.variant == "ends-of-earth"
-        ri[R.MISS_TURN_SKIPS_INCOME] = self.miss_turn_skips_income
-        ri[R.SEA_RESOLVES_NEW_SPACE] = self.sea_resolves_new_space
-        ri[R.EXPLORATION_RESOLVES_SEA] = self.exploration_resolves_sea
-        ri[R.MERCENARY_STOPS_ON_DESTRUCTION] = self.mercenary_stops_on_destruction
-        ri[R.MERCENARY_RAIDS] = self.mercenary_raids
-        ri[R.NORTH_OPPONENT_RAIDABLE] = self.north_opponent_settlement_raidable
-        ri[R.SETTLEMENT_SUPPLY] = self.settlement_supply
-        ri[R.INCOME_DICE_PER_SETTLEMENT] = self.income_dice_per_settlement
-        ri[R.INCOME_DICE_PER_KINGDOM] = self.income_dice_per_kingdom
-        ri[R.FIRST_SEAT] = self.first_seat
+        S = RuleSlot
+        ri = np.zeros(N_RULE_SLOTS, np.int64)
+        ri[S.START_GOLD] = self.start_gold
+        ri[S.TARGET_GOLD] = self.target_gold
+        ri[S.MAX_ROUNDS] = self.max_rounds
+        ri[S.RAID_FAIL_MAX] = self.raid_fail_max
+        ri[S.RAID_CAPTURE_MIN] = self.raid_capture_min
+        ri[S.GOLD_FLOOR] = self.gold_floor
+        ri[S.ENDS_OF_EARTH] = self.variant == "ends-of-earth"
+        ri[S.MISS_TURN_SKIPS_INCOME] = self.miss_turn_skips_income
+        ri[S.SEA_RESOLVES_NEW_SPACE] = self.sea_resolves_new_space
+        ri[S.EXPLORATION_RESOLVES_SEA] = self.exploration_resolves_sea
+        ri[S.MERCENARY_STOPS_ON_DESTRUCTION] = self.mercenary_stops_on_destruction
+        ri[S.MERCENARY_RAIDS] = self.mercenary_raids
+        ri[S.NORTH_OPPONENT_RAIDABLE] = self.north_opponent_settlement_raidable
+        ri[S.SETTLEMENT_SUPPLY] = self.settlement_supply
+        ri[S.INCOME_DICE_PER_SETTLEMENT] = self.income_dice_per_settlement
+        ri[S.INCOME_DICE_PER_KINGDOM] = self.income_dice_per_kingdom
+        ri[S.FIRST_SEAT] = self.first_seat
         return CompiledRules(ri=ri, kind=BOARD_KIND.copy(), region=BOARD_REGION.copy(),
                              region_spaces=REGION_SPACES.copy(), seas=SEA_SPACES.copy())
 
@@ -174,9 +206,9 @@ class Rules:
 class CompiledRules:
     """What kernels receive: arrays only.
 
-    ri : int64[R.N]            rule scalars, indexed by ``R``
-    kind : int8[40]            ``Space`` of each track index
-    region : int8[40]          ``Region`` of each track index
+    ri : int64[N_RULE_SLOTS]   rule scalars, indexed by ``RuleSlot``
+    kind : int8[N_SPACES]      ``Space`` of each track index
+    region : int8[N_SPACES]    ``Region`` of each track index
     region_spaces : int8[8,3]  territories of each region (row = Region value; East unused)
     seas : int8[7]             track indices of the sea spaces, ascending
     """
