@@ -1,4 +1,5 @@
-"""Command line: ``vikingsim games | simulate | odds | trace | bench``.
+"""Command line: ``vikingsim games | simulate | odds | trace | bench`` and the study commands
+``experiment | tournament | balance | report`` (``STUDY_COMMANDS``).
 
 Bad input of any kind exits 2 with one line on stderr naming the problem and the allowed
 values; ``--json`` prints exactly one JSON object on stdout; progress goes to stderr, and only
@@ -48,6 +49,23 @@ EXAMPLES = {
   vikingsim bench battle878 --exact --set norsemen=5 --set berserkers=5 --set fyrd=4
   vikingsim bench --json""",
 }
+
+
+# Study-layer commands live in their own modules, one per command, so that each can grow
+# without touching this file. Each module defines HELP (one line), EXAMPLES (epilog text),
+# add_arguments(parser) and run(args) -> exit code; errors are raised as InputError/OSError
+# and reported by main() like every other command's.
+STUDY_COMMANDS = {
+    "experiment": "vikingsim.studies.cli_experiment",
+    "tournament": "vikingsim.studies.cli_tournament",
+    "balance": "vikingsim.studies.cli_balance",
+    "report": "vikingsim.studies.cli_report",
+}
+
+
+def _study_module(name):
+    import importlib
+    return importlib.import_module(STUDY_COMMANDS[name])
 
 
 class Terminated(KeyboardInterrupt):
@@ -182,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="POLICY", help="policies of the configuration (one game)")
     b.add_argument("--exact", action="store_true",
                    help="time the exact solver (vikingsim odds) instead of the kernels")
+    for name in STUDY_COMMANDS:
+        mod = _study_module(name)
+        mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.HELP,
+                                         epilog=mod.EXAMPLES, formatter_class=fmt))
     return ap
 
 
@@ -345,6 +367,8 @@ def main(argv=None) -> int:
     old = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         args = build_parser().parse_args(argv)
+        if args.cmd in STUDY_COMMANDS:
+            return _study_module(args.cmd).run(args)
         return {"games": _cmd_games, "simulate": _cmd_simulate, "odds": _cmd_odds,
                 "trace": _cmd_trace, "bench": _cmd_bench}[args.cmd](args)
     except InputError as e:
