@@ -234,3 +234,12 @@ def test_bad_input(call, match):
 def test_interval_matches_scipy_directly():
     ci = binomtest(37, 80).proportion_ci(confidence_level=0.99, method="exact")
     assert interval(37, 80, "clopper-pearson", 0.99) == (ci.low, ci.high)
+
+
+def test_public_stats_module_is_the_tested_one():
+    """``vikingsim.stats`` (the issue's public name) exposes exactly these tested functions."""
+    import vikingsim.stats as public
+    from vikingsim.core import balance_stats as core
+    for name in public.__all__:
+        assert getattr(public, name) is getattr(core, name)
+    assert public.interval(5, 10) == interval(5, 10)

@@ -1,0 +1,18 @@
+"""Public statistics for balance questions (``from vikingsim import stats``).
+
+Everything here comes from the libraries that own it (scipy.stats, statsmodels) except the
+sequential test, which no maintained library offers; the implementations and their tests
+live in ``vikingsim/core/balance_stats.py``:
+
+- ``interval(k, n, method="wilson"|"exact")``: binomial interval (scipy.stats.binomtest);
+- ``equal_seats_test(wins, n_games)``: chi-square test that every seat wins equally often;
+- ``pairwise_seats(wins, n_games, method="holm")``: seat-vs-seat tests, multiplicity-corrected
+  (statsmodels.stats.multitest);
+- ``games_needed(p1, p2, power, alpha)``: games per arm to detect p1 vs p2
+  (statsmodels.stats.power);
+- ``SPRT``: Wald's sequential probability ratio test on a proportion (hand-written).
+"""
+from vikingsim.core.balance_stats import (SPRT, SeatTest, equal_seats_test, games_needed,
+                                          interval, pairwise_seats)
+
+__all__ = ["SPRT", "SeatTest", "equal_seats_test", "games_needed", "interval", "pairwise_seats"]
