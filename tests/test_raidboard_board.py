@@ -92,6 +92,7 @@ DEFAULTS = {
     "income_dice_per_settlement": 1,            # §5.2 SEED 1d6
     "income_dice_per_kingdom": 2,               # §5.2 SEED 2d6
     "first_seat": 0,                            # §4.2 DEFAULT
+    "seat_gold_step": 0,                        # §4.4 DEFAULT 0 (designer variant off)
 }
 
 
@@ -151,7 +152,7 @@ def test_compiled_defaults_equal_the_notes():
     assert ri[S.RAID_FAIL_MAX] == 4 and ri[S.RAID_CAPTURE_MIN] == 9 and ri[S.GOLD_FLOOR] == 0
     assert ri[S.ENDS_OF_EARTH] == 0 and ri[S.MERCENARY_RAIDS] == 2 and ri[S.FIRST_SEAT] == 0
     assert ri[S.INCOME_DICE_PER_SETTLEMENT] == 1 and ri[S.INCOME_DICE_PER_KINGDOM] == 2
-    assert ri[S.SETTLEMENT_SUPPLY] == 0
+    assert ri[S.SETTLEMENT_SUPPLY] == 0 and ri[S.SEAT_GOLD_STEP] == 0
     for slot in (S.MISS_TURN_SKIPS_INCOME, S.SEA_RESOLVES_NEW_SPACE, S.EXPLORATION_RESOLVES_SEA,
                  S.MERCENARY_STOPS_ON_DESTRUCTION, S.NORTH_OPPONENT_RAIDABLE):
         assert ri[slot] == 1, slot.name

@@ -26,6 +26,7 @@ def _same(a, b):
      {"settlement_supply": 2, "north_opponent_settlement_raidable": False, "first_seat": 2,
       "mercenary_stops_on_destruction": False, "exploration_resolves_sea": False}),
     (3, ["greedy"], {"max_rounds": 3}),                            # truncation path
+    (4, ["greedy", "lookahead"] * 2, {"seat_gold_step": 3}),      # §4.4 designer variant
 ])
 def test_kernel_matches_reference_bit_for_bit(players, policies, options):
     # 5,000 games span two RNG blocks (4,096 each) so the block seeding is covered too.

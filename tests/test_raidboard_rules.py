@@ -313,3 +313,55 @@ def test_rules_validation():
     with pytest.raises(InputError):
         replace(Rules(), variant="flat")
     assert PolicyKind.GREEDY == 0
+
+
+def play_one_round(engine, faces, rules, n_seats):
+    """Play a whole game capped at one round (``max_rounds=1``) with scripted dice, from the
+    setup on; return (final Gold per seat, dice left)."""
+    rules = replace(rules, max_rounds=1)
+    kinds, params = compile_policies(["greedy"] * n_seats)
+    dice, pol = ScriptedDice(faces), ScriptedUniform([0.0] * 10)
+    if engine == "kernel":
+        c = rules.compile()
+        gold = np.zeros(n_seats, np.int64)
+        state = [np.zeros(n_seats, np.int64), np.ones(n_seats, np.int64),
+                 np.zeros(n_seats, np.bool_), np.full(40, -1, np.int64),
+                 *[np.zeros(n_seats, np.int64) for _ in range(3)]]
+        end, _, _ = K._play_game(c.ri, c.kind, c.region, c.seas, c.region_spaces, kinds, params,
+                                 gold, *state, dice, pol)
+        assert end == K.END_TRUNCATED
+        return [int(g) for g in gold], dice.left
+    game = reference.Game(rules, list(kinds), params.tolist(), dice, pol)
+    truncated, _, _ = game.play()
+    assert truncated
+    return game.gold, dice.left
+
+
+# Three seats, each moves 1 onto Denmark (an empty Scandinavian territory) and raids (§6.1):
+# seat 0 rolls 5+3 = 8 (plunder 8), seat 1 rolls 3+3 = 6 (plunder 6), seat 2 rolls 2+2 = 4
+# (destroyed, loses 1+1 = 2 Gold, §7.2).
+ROUND_FACES = [1, 5, 3, 1, 3, 3, 1, 2, 2, 1, 1]
+
+
+def test_seat_gold_step_default_is_the_printed_setup(engine):
+    # §4.1, §4.4 DEFAULT 0: everyone starts with 20: 20+8, 20+6, 20-2
+    assert play_one_round(engine, ROUND_FACES, Rules(), 3) == ([28, 26, 18], 0)
+
+
+def test_seat_gold_step_gives_seat_k_k_steps(engine):
+    # §4.4 seat_gold_step=5: seats start with 20, 25, 30; then +8, +6, -2 -> 28, 31, 28
+    rules = Rules(seat_gold_step=5)
+    assert play_one_round(engine, ROUND_FACES, rules, 3) == ([28, 31, 28], 0)
+
+
+def test_seat_gold_step_may_not_start_a_seat_at_the_target():
+    # §4.4: 4 seats, step 27: seat 3 would start with 20 + 3*27 = 101 >= 100
+    from vikingsim.core.errors import InputError
+    from vikingsim.games import raidboard
+    opts = {o.name: o.default for o in raidboard.OPTIONS}
+    raidboard.setup({**opts, "seat_gold_step": 26}, ["greedy"] * 4, 4)      # 98: allowed
+    with pytest.raises(InputError, match="seat 3 would start with 101"):
+        raidboard.setup({**opts, "seat_gold_step": 27}, ["greedy"] * 4, 4)
+    # starting exactly on the target is refused too (§8.1: reaching it wins): 20 + 3*26 = 98
+    with pytest.raises(InputError, match="seat 3 would start with 98"):
+        raidboard.setup({**opts, "seat_gold_step": 26, "target_gold": 98}, ["greedy"] * 4, 4)

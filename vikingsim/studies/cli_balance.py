@@ -1,13 +1,61 @@
-"""`vikingsim balance` (placeholder while the study layer is being built)."""
-from vikingsim.core.errors import InputError
+"""`vikingsim balance`: search rule options for the setting closest to targets, then check it
+on held-out games (``vikingsim.studies.balance``)."""
+from __future__ import annotations
 
-HELP = "balance (not built yet)"
-EXAMPLES = ""
+from vikingsim.core import config
+
+HELP = "search options for the setting closest to targets (Optuna + successive halving)"
+EXAMPLES = """targets: METRIC=EXPR, METRIC[i]=EXPR or METRIC[*]=EXPR (every seat), EXPR of
+numbers and 'players' (+ - * / and brackets), e.g. win_rate[*]=1/players. --budget caps
+the games the search plays; the best setting is then checked on --holdout fresh games.
+
+examples:
+  vikingsim balance raidboard --players 4 --target "win_rate[*]=1/players" \\
+      --vary seat_gold_step=0..10 --budget 2000000 --holdout 500000
+  vikingsim balance raidboard --players 2 --target "win_rate[0]=1/2" --vary start_gold=10..40
+  vikingsim balance raidboard --target "mean_rounds=7" --vary target_gold=60..100 --json"""
 
 
 def add_arguments(p) -> None:
-    p.add_argument("rest", nargs="*")
+    p.add_argument("game", help="game name (see 'vikingsim games')")
+    p.add_argument("--target", dest="targets", action="append", default=[], metavar="TARGET",
+                   help="METRIC[i]=EXPR to aim at (repeatable; [*] = every seat)")
+    p.add_argument("--vary", action="append", default=[], metavar="KNOB=LO..HI",
+                   help="an int or float option to search (repeatable; ints search integers)")
+    p.add_argument("--budget", type=int, default=300_000,
+                   help="games the search may play in total (default 300000)")
+    p.add_argument("--holdout", type=int, default=200_000,
+                   help="fresh games to check the best setting on (default 200000)")
+    p.add_argument("--tolerance", type=float, default=0.005,
+                   help="distance from a target that counts as on target (default 0.005)")
+    p.add_argument("--trials", type=int, default=27,
+                   help="settings Optuna proposes in the first stage (default 27)")
+    p.add_argument("--players", type=int, default=None, help="number of seats")
+    p.add_argument("--policy", dest="policies", action="extend", nargs="+", default=[],
+                   metavar="POLICY", help="one policy for every seat, or one per seat")
+    p.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
+                   help="fix a game option (repeatable)")
+    p.add_argument("--seed", type=int, default=config.SEED,
+                   help=f"root seed of the search and hold-out (default {config.SEED})")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads per batch (default 1; results do not depend on it)")
+    p.add_argument("--baseline", action="store_true",
+                   help="also play the varied options at their defaults on the hold-out seeds")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args) -> int:
-    raise InputError("'balance' is not built yet")
+    from vikingsim.cli import _print_json
+    from vikingsim.core.options import parse_assignments
+    from vikingsim.studies.balance import format_text, run_balance
+
+    b = run_balance(args.game, args.targets, args.vary, budget=args.budget,
+                    holdout=args.holdout, players=args.players,
+                    policies=args.policies or None, options=parse_assignments(args.sets),
+                    seed=args.seed, tolerance=args.tolerance, trials=args.trials,
+                    threads=args.threads, baseline=args.baseline)
+    if args.json:
+        _print_json(b.summary())
+    else:
+        print(format_text(b))
+    return 0

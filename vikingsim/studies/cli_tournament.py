@@ -1,13 +1,58 @@
-"""`vikingsim tournament` (placeholder while the study layer is being built)."""
-from vikingsim.core.errors import InputError
+"""`vikingsim tournament`: every policy against every other, seats rotated on common seeds
+(``vikingsim.studies.tournament``)."""
+from __future__ import annotations
 
-HELP = "tournament (not built yet)"
-EXAMPLES = ""
+from vikingsim.core import config
+
+HELP = "policies against each other, seats rotated on common seeds: win-rate matrix, ratings"
+EXAMPLES = """scheme: for each ordered pair (a, b), one a among K-1 b's, a rotated over all K seats;
+every lineup plays the same -n games (same seed); "a beats b" = a wins more than 1/K of them.
+writes pairs.csv, matrix.csv, seats.csv, ratings.csv, lineups.parquet, tournament.json and
+heatmap.png to --out (default results/tournament-GAME/).
+
+examples:
+  vikingsim tournament raidboard --policies greedy,random,lookahead --players 2 -n 20000
+  vikingsim tournament raidboard --policies "greedy,lookahead,lookahead(settle_value=20)" -n 5000
+  vikingsim tournament raidboard --policies greedy,lookahead --players 4 --json"""
 
 
 def add_arguments(p) -> None:
-    p.add_argument("rest", nargs="*")
+    p.add_argument("game", help="a seated game (see 'vikingsim games')")
+    p.add_argument("--policies", required=True, metavar="A,B[,C...]",
+                   help="comma-separated policies (name or name(key=value, ...); commas "
+                   "inside brackets are kept)")
+    p.add_argument("--players", type=int, default=None,
+                   help="seats per game (default: the game's default)")
+    p.add_argument("-n", type=int, default=20_000, help="games per lineup (default 20000)")
+    p.add_argument("--seed", type=int, default=config.SEED,
+                   help=f"root seed shared by every lineup (default {config.SEED})")
+    p.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
+                   help="set a game option (repeatable)")
+    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder for the tables and heatmap (default results/tournament-GAME/)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args) -> int:
-    raise InputError("'tournament' is not built yet")
+    from pathlib import Path
+
+    from vikingsim.cli import _print_json
+    from vikingsim.core.options import parse_assignments
+    from vikingsim.studies.tournament import format_text, run_tournament
+
+    from vikingsim.core.errors import InputError
+
+    out = Path(args.out if args.out is not None else f"results/tournament-{args.game}")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {str(out)!r} is a file, not a folder")
+    t = run_tournament(args.game, args.policies, players=args.players, n=args.n,
+                       seed=args.seed, options=parse_assignments(args.sets),
+                       threads=args.threads)
+    paths = t.write(out)
+    if args.json:
+        _print_json({**t.summary(), "files": [str(p) for p in paths]})
+    else:
+        print(format_text(t))
+        print(f"wrote {', '.join(p.name for p in paths)} in {out}/")
+    return 0

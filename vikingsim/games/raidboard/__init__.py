@@ -47,6 +47,10 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     rules = Rules(**options)
     if rules.first_seat >= players:
         raise InputError(f"first_seat={rules.first_seat}: must be a seat in [0, {players - 1}]")
+    richest = rules.start_gold + (players - 1) * rules.seat_gold_step        # §4.4
+    if richest >= rules.target_gold:
+        raise InputError(f"seat_gold_step={rules.seat_gold_step}: seat {players - 1} would start "
+                         f"with {richest} Gold, not below target_gold={rules.target_gold}")
     kinds, params = compile_policies(policies)
     return Setup(rules, rules.compile(), kinds, params, tuple(policies))
 

@@ -338,12 +338,18 @@ def _take_turn(ri, kind, region, seas, region_spaces, seat, pkind, params,
 
 
 @jit(inline="always", nrt=False)
+def _start_gold(ri, seat):
+    """Gold of ``seat`` at setup: start_gold (§4.1) plus seat times seat_gold_step (§4.4)."""
+    return ri[RuleSlot.START_GOLD] + seat * ri[RuleSlot.SEAT_GOLD_STEP]
+
+
+@jit(inline="always", nrt=False)
 def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
                gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
     """Play one game from setup to its end; returns (End, winner seat or -1, rounds)."""
     n_seats = gold.shape[0]
     for s in range(n_seats):                               # _reset: every state field (§4.1)
-        gold[s] = ri[RuleSlot.START_GOLD]
+        gold[s] = _start_gold(ri, s)
         pos[s] = 0
         fdir[s] = 1
         miss[s] = False

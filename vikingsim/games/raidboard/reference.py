@@ -38,7 +38,8 @@ class Game:
     def __init__(self, rules, kinds, params, dice, pol, events=None):
         self.r, self.kinds, self.params, self.dice, self.pol = rules, kinds, params, dice, pol
         n = len(kinds)
-        self.gold = [rules.start_gold] * n
+        # §4.1 everyone starts with start_gold; §4.4 designer variant: seat k gets k steps more
+        self.gold = [rules.start_gold + k * rules.seat_gold_step for k in range(n)]
         self.pos = [0] * n
         self.dir = [1] * n
         self.miss = [False] * n

@@ -59,6 +59,7 @@ class RuleSlot(IntEnum):
     INCOME_DICE_PER_KINGDOM = 14
     FIRST_SEAT = 15
     MERCENARY_RAIDS = 16
+    SEAT_GOLD_STEP = 17
 
 
 #: Length of the compiled rules vector ``ri``.
@@ -161,6 +162,9 @@ class Rules:
                                         hi=10)
     first_seat: int = rule(0, "seat that moves first", section="§4.2", lo=0,
                            hi=MAX_PLAYERS - 1)
+    seat_gold_step: int = rule(0, "designer variant: seat k starts with k times this much "
+                               "extra Gold (0 = the printed rules)", section="§4.4", lo=0,
+                               hi=1_000)
 
     def __post_init__(self):
         if self.variant not in VARIANTS:
@@ -195,6 +199,7 @@ class Rules:
         ri[S.INCOME_DICE_PER_SETTLEMENT] = self.income_dice_per_settlement
         ri[S.INCOME_DICE_PER_KINGDOM] = self.income_dice_per_kingdom
         ri[S.FIRST_SEAT] = self.first_seat
+        ri[S.SEAT_GOLD_STEP] = self.seat_gold_step
         return CompiledRules(ri=ri, kind=BOARD_KIND.copy(), region=BOARD_REGION.copy(),
                              region_spaces=REGION_SPACES.copy(), seas=SEA_SPACES.copy())
 

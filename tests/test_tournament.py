@@ -1,0 +1,233 @@
+"""`vikingsim tournament` (vikingsim/studies/tournament.py): lineup scheme, matrix shape and
+symmetry, common seeds, ratings against the library fit, files, and bad input."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+from vikingsim.cli import main
+from vikingsim.core import runner
+from vikingsim.core.errors import InputError
+from vikingsim.studies import tournament as T
+
+POLICIES = "greedy,random,lookahead"
+N = 300
+
+
+@pytest.fixture(scope="module")
+def two_seat():
+    return T.run_tournament("raidboard", POLICIES, players=2, n=N, seed=11, threads=1)
+
+
+@pytest.fixture(scope="module")
+def four_seat():
+    return T.run_tournament("raidboard", "greedy,lookahead(settle_value=20)", players=4, n=N,
+                            seed=12, threads=1)
+
+
+def test_split_policies_keeps_commas_inside_brackets():
+    assert T.split_policies("greedy, lookahead(settle_value=10, miss_cost=4),random") == [
+        "greedy", "lookahead(settle_value=10, miss_cost=4)", "random"]
+    for bad in ("greedy,,random", "lookahead(settle_value=1", "greedy)"):
+        with pytest.raises(InputError):
+            T.split_policies(bad)
+
+
+def test_lineup_plan_rotates_the_focal_policy_over_every_seat():
+    plan = T.lineup_plan(3, 4)
+    assert len(plan) == 3 * 3 * 4
+    for a in range(3):
+        for b in range(3):
+            rows = [(j, lu) for x, y, j, lu in plan if (x, y) == (a, b)]
+            assert sorted(j for j, _ in rows) == [0, 1, 2, 3]
+            for j, lu in rows:
+                assert lu[j] == a and all(lu[s] == b for s in range(4) if s != j)
+
+
+def test_matrix_shape_and_two_seat_symmetry(two_seat):
+    t = two_seat
+    m = t.matrix.to_numpy()
+    assert m.shape == (3, 3) and list(t.matrix.index) == list(t.matrix.columns) == \
+        ["greedy", "random", "lookahead"]
+    # no truncation at the default cap: the focal rate of (a, b) plus that of (b, a) is 1 (the
+    # same games, seats swapped), and a vs a is exactly fair (identical lineups)
+    assert t.lineups.groupby("lineup_id")["wins"].sum().eq(N).all()
+    assert np.allclose(m + m.T, 1.0)
+    assert np.allclose(np.diag(m), 0.5)
+    assert t.games_played == N * (3 * 2 + 3 * 1)      # 6 ordered pairs a != b + 3 a-vs-a lineups
+
+
+def test_four_seat_matrix_diagonal_fair_and_lineups_sum(four_seat):
+    t = four_seat
+    m = t.matrix.to_numpy()
+    assert m.shape == (2, 2)
+    assert np.allclose(np.diag(m), 0.25)              # a alone among a's: same games, any seat
+    # every lineup's seat win rates add up to its decided share (1 here: nothing truncated)
+    assert np.allclose(t.lineups.groupby("lineup_id")["win_rate"].sum(), 1.0)
+    # each cell pools K rotations of n games; its intervals bracket it
+    assert (t.pairs["games"] == 4 * N).all()
+    p = t.pairs
+    assert ((p["ci_lo"] <= p["win_rate"]) & (p["win_rate"] <= p["ci_hi"])).all()
+    # seats: every seat sees every policy equally often; the rates add up to 1
+    assert math.isclose(t.seats["win_rate"].sum(), 1.0)
+    # ... pooled over all m^2 K lineups of the plan, a vs a counted K times (once per rotation)
+    wins = t.lineups.set_index(["lineup", "seat"])["wins"]
+    names = ["greedy", "lookahead(settle_value=20.0)"]
+    plan = T.lineup_plan(2, 4)
+    for seat in range(4):
+        want = sum(wins[(" | ".join(names[p] for p in lu), seat)] for *_, lu in plan)
+        assert t.seats.loc[seat, "wins"] == want and t.seats.loc[seat, "games"] == 16 * N
+    assert t.summary()["first_seat"]["seat"] == 0
+    assert set(t.pairs["opponent"]) == {"greedy", "lookahead(settle_value=20.0)"}
+
+
+def test_truncated_games_count_for_nobody():
+    # max_rounds=4 truncates many games: they are neither the focal policy's nor the field's
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=200, seed=4, threads=1,
+                         options={"max_rounds": 4})
+    decided = t.lineups.groupby("lineup")["wins"].sum()
+    assert (decided < 200).all()
+    names = ["greedy", "random"]
+    for _, r in t.pairs.iterrows():
+        a, b = names.index(r["policy"]), names.index(r["opponent"])
+        lus = [" | ".join(names[p] for p in lu) for x, y, _, lu in T.lineup_plan(2, 3)
+               if (x, y) == (a, b)]
+        assert r["wins"] + r["field_wins"] == sum(decided[lu] for lu in lus)
+    m = t.matrix.to_numpy()
+    assert math.isclose(m[0, 0], decided["greedy | greedy | greedy"] / 200 / 3)
+
+
+def test_every_lineup_uses_the_same_seed(monkeypatch):
+    calls = []
+    real = runner.simulate
+
+    def spy(game, n, **kw):
+        calls.append((tuple(kw["policies"]), kw["seed"], n))
+        return real(game, n, **kw)
+
+    monkeypatch.setattr(runner, "simulate", spy)
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=50, seed=99, threads=1)
+    assert {seed for _, seed, _ in calls} == {99} and {n for *_, n in calls} == {50}
+    lineups = [c[0] for c in calls]
+    assert len(lineups) == len(set(lineups)) == 2 * 3 + 2     # 2 off-diagonal pairs x 3 seats
+    # the rotation's games are those of a plain run of that lineup on the same seed
+    res = real("raidboard", 50, seed=99, players=3, policies=["random", "greedy", "greedy"],
+               threads=1)
+    row = t.lineups[t.lineups["lineup"] == "random | greedy | greedy"]
+    assert list(row["win_rate"]) == res.summary["win_rate"]
+
+
+def _hand_table(k):
+    """A tiny hand-made pairs table of 3 policies (wins of the focal a / of the field)."""
+    w = {("a", "b"): (60, 40), ("b", "a"): (35, 65), ("a", "c"): (70, 30),
+         ("c", "a"): (25, 75), ("b", "c"): (55, 45), ("c", "b"): (45, 55)}
+    rows = [{"policy": a, "opponent": b, "wins": x, "field_wins": y}
+            for (a, b), (x, y) in w.items()]
+    rows += [{"policy": p, "opponent": p, "wins": 10, "field_wins": 10 * (k - 1)} for p in "abc"]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_ratings_agree_with_a_logit_fit_on_the_games(k):
+    pairs = _hand_table(k)
+    got, note = T.fit_ratings(pairs, ["a", "b", "c"], k)
+    assert note is None
+    # the same model fitted independently: statsmodels Logit on one 0/1 row per decided game,
+    # theta_b and theta_c free (theta_a = 0), offset -log(K-1), then centred
+    X, y = [], []
+    col = {"b": 0, "c": 1}
+    for _, r in pairs[pairs["policy"] != pairs["opponent"]].iterrows():
+        x = np.zeros(2)
+        if r["policy"] in col:
+            x[col[r["policy"]]] += 1
+        if r["opponent"] in col:
+            x[col[r["opponent"]]] -= 1
+        X += [x] * (r["wins"] + r["field_wins"])
+        y += [1] * r["wins"] + [0] * r["field_wins"]
+    fit = sm.Logit(np.array(y), np.array(X), offset=np.full(len(y), -math.log(k - 1))).fit(
+        disp=0)
+    theta = np.array([0.0, *fit.params])
+    theta -= theta.mean()
+    by = got.set_index("policy")
+    assert np.allclose(by.loc[["a", "b", "c"], "rating"], theta, atol=1e-6)
+    cov = np.zeros((3, 3))
+    cov[1:, 1:] = fit.cov_params()
+    c = np.eye(3) - 1 / 3
+    assert np.allclose(by.loc[["a", "b", "c"], "se"], np.sqrt(np.diag(c @ cov @ c.T)), rtol=1e-4)
+    assert list(got["policy"]) == ["a", "b", "c"]      # a beats both, b beats c
+
+
+def test_two_policy_rating_is_the_closed_form():
+    # P(a wins) = pi_a / (pi_a + (K-1) pi_b): theta_a - theta_b = log(w/f) + log(K-1).
+    # a: 60 of 100 as the focal seat; b: 30 of 100 -> a beat b in 60 + 70 = 130 of 200.
+    pairs = pd.DataFrame([{"policy": "a", "opponent": "b", "wins": 60, "field_wins": 40},
+                          {"policy": "b", "opponent": "a", "wins": 30, "field_wins": 70}])
+    got, _ = T.fit_ratings(pairs, ["a", "b"], 2)
+    by = got.set_index("policy")["rating"]
+    assert math.isclose(by["a"] - by["b"], math.log(130 / 70), rel_tol=1e-6)
+    # three seats, one game type: a alone wins 50 of 100 against two b's -> pi_a = 2 pi_b
+    pairs = pd.DataFrame([{"policy": "a", "opponent": "b", "wins": 50, "field_wins": 50}])
+    got, _ = T.fit_ratings(pairs, ["a", "b"], 3)
+    by = got.set_index("policy")["rating"]
+    assert math.isclose(by["a"] - by["b"], math.log(2), rel_tol=1e-6)
+
+
+def test_separation_gives_a_note_not_a_crash():
+    pairs = pd.DataFrame([{"policy": "a", "opponent": "b", "wins": 10, "field_wins": 0},
+                          {"policy": "b", "opponent": "a", "wins": 0, "field_wins": 10}])
+    got, note = T.fit_ratings(pairs, ["a", "b"], 2)
+    assert "a won every decided game" in note and got["rating"].isna().all()
+
+
+def test_two_policies_two_seats_complementary_cells_still_fit():
+    # under common seeds M[a, b] + M[b, a] = 1, so the fit is saturated (exact), not separated:
+    # 385 of 400 -> theta_a - theta_b = log(385/15)
+    pairs = pd.DataFrame([{"policy": "a", "opponent": "b", "wins": 385, "field_wins": 15},
+                          {"policy": "b", "opponent": "a", "wins": 15, "field_wins": 385}])
+    got, note = T.fit_ratings(pairs, ["a", "b"], 2)
+    by = got.set_index("policy")["rating"]
+    assert note is None and math.isclose(by["a"] - by["b"], math.log(385 / 15), rel_tol=1e-6)
+
+
+def test_files_are_written(two_seat, tmp_path):
+    paths = two_seat.write(tmp_path / "t")
+    names = {p.name for p in paths}
+    assert names == {"pairs.csv", "matrix.csv", "seats.csv", "ratings.csv",
+                     "lineups.parquet", "tournament.json", "heatmap.png"}
+    assert (tmp_path / "t" / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert pd.read_csv(tmp_path / "t" / "matrix.csv", index_col=0).shape == (3, 3)
+    assert len(pd.read_csv(tmp_path / "t" / "pairs.csv")) == 9
+    lu = pd.read_parquet(tmp_path / "t" / "lineups.parquet")
+    assert lu.equals(two_seat.lineups)
+    assert json.loads((tmp_path / "t" / "tournament.json").read_text())["players"] == 2
+
+
+def test_cli_json_and_out(tmp_path, capsys):
+    out = tmp_path / "cli"
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "2",
+               "-n", "100", "--seed", "3", "--threads", "1", "--out", str(out), "--json"])
+    assert rc == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["matrix"][0][0] == 0.5 and len(s["ratings"]) == 2
+    assert (out / "heatmap.png").exists() and (out / "pairs.csv").exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["raidboard", "--policies", "greedy"], "at least 2 policies"),
+    (["raidboard", "--policies", "greedy,nosuch"], "unknown policy 'nosuch'"),
+    (["raidboard", "--policies", "greedy,random", "-n", "0"], "n must be"),
+    (["raidboard", "--policies", "greedy,greedy"], "given twice"),
+    (["raidboard", "--policies", "greedy,lookahead(nope=1)"], "no parameter 'nope'"),
+    (["raidboard", "--policies", "greedy,random", "--players", "9"], "players"),
+    (["ravenfeast", "--policies", "default,wall"], "no winner seat"),
+    (["battle878", "--policies", "default,greedy"], "no winner seat"),
+])
+def test_bad_input_is_one_line_exit_2(argv, words, capsys, tmp_path, monkeypatch):
+    played = []
+    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    rc = main(["tournament", *argv, "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert rc == 2 and words in err and err.count("\n") == 1 and not played

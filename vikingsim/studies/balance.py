@@ -1,0 +1,478 @@
+"""Automatic balancing (``vikingsim balance``): search rule options for the setting whose
+summary is closest to one or more targets, counting simulated games as the cost.
+
+Method (noise-aware successive halving over simulated batches):
+
+1. Stage 0: Optuna's TPE sampler (seeded) proposes ``trials`` settings; each is played on a
+   batch of n0 games. A setting proposed again is played on a fresh batch (repeated
+   evaluation) and pooled with its earlier games.
+2. Stages 1..S-1: the best 1/eta of the settings (by their pooled estimate) get eta^s · n0
+   more games each, on fresh seeds; the rest are dropped. n0 = budget // (S · trials), so each
+   stage costs at most a 1/S share of ``budget``; the last stage shares whatever is left of
+   the budget among its settings, and the search never exceeds it.
+3. Within a stage every setting's first batch uses the same seed (common random numbers: the
+   settings are compared on the same dice); every stage and every repeat uses a new seed.
+4. The loss of a setting is the sum over targets of (estimate - target)², minus, for fraction
+   metrics (``win_rate``, ``p_*``), the binomial variance p(1-p)/(n-1): an unbiased estimate of
+   the squared distance, so settings with few games are not ranked by their noise.
+5. The best setting is then played on ``holdout`` fresh games (seeds never used by the search)
+   and reported with the summary's 95% intervals, and its deviation from each target with an
+   interval (the estimate's interval shifted by the target).
+
+Seeds: every batch's root seed is drawn from ``numpy.random.SeedSequence(seed,
+spawn_key=(purpose, stage, repeat))`` (purpose 0 search, 1 hold-out, 2 sampler, 3 probe),
+never ``seed + 1``; the run is single-process and deterministic for a given seed.
+
+Targets: ``METRIC=EXPR``, ``METRIC[i]=EXPR`` or ``METRIC[*]=EXPR`` (every seat), with EXPR an
+arithmetic expression of numbers and ``players`` (``1/players``), parsed by ``ast`` (no eval).
+"""
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from vikingsim.core import config
+from vikingsim.core.errors import InputError
+
+SEARCH, HOLDOUT, SAMPLER, PROBE = 0, 1, 2, 3
+Z95 = 1.959963984540054
+
+# ---- targets -------------------------------------------------------------------------------
+_TARGET = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\[\s*(\*|\d+)\s*\])?\s*=\s*(.+?)\s*$", re.S)
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target: ``metric`` (a summary key), ``index`` (a seat, or None) and its value."""
+
+    metric: str
+    index: int | None
+    value: float
+    text: str
+
+    @property
+    def key(self) -> str:
+        return self.metric if self.index is None else f"{self.metric}[{self.index}]"
+
+    @property
+    def fraction(self) -> bool:
+        """A binomial fraction (its noise is p(1-p)/n)."""
+        return self.metric == "win_rate" or self.metric.startswith("p_")
+
+
+def eval_expr(text: str, players: int) -> float:
+    """Value of an arithmetic expression of numbers and ``players`` (+ - * / and brackets)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise InputError(f"target value {text!r} is not an expression of numbers and "
+                         f"'players'") from None
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return float(node.value)
+        if isinstance(node, ast.Name) and node.id == "players":
+            return float(players)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            return _UNARY[type(node.op)](ev(node.operand))
+        raise InputError(f"target value {text!r}: only numbers, 'players', + - * / and "
+                         f"brackets are allowed")
+
+    try:
+        value = ev(tree)
+    except ZeroDivisionError:
+        raise InputError(f"target value {text!r} divides by zero") from None
+    if not math.isfinite(value):
+        raise InputError(f"target value {text!r} is not finite")
+    return value
+
+
+def parse_targets(texts, players: int) -> list[Target]:
+    """``--target`` texts -> one Target per metric (and seat; ``[*]`` = every seat)."""
+    if not texts:
+        raise InputError('give at least one --target, e.g. --target "win_rate[*]=1/players"')
+    out = []
+    for text in texts:
+        m = _TARGET.match(text) if isinstance(text, str) else None
+        if m is None:
+            raise InputError(f"--target {text!r}: expected METRIC=VALUE, METRIC[i]=VALUE or "
+                             f"METRIC[*]=VALUE (e.g. win_rate[*]=1/players)")
+        metric, idx, expr = m.groups()
+        value = eval_expr(expr, players)
+        seats = (range(players) if idx == "*" else [None] if idx is None else [int(idx)])
+        for s in seats:
+            if s is not None and s >= players:
+                raise InputError(f"--target {text!r}: seat {s} does not exist with {players} "
+                                 f"players (seats 0..{players - 1})")
+            out.append(Target(metric, s, value, text))
+    keys = [t.key for t in out]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise InputError(f"--target {dup[0]} is given twice")
+    return out
+
+
+def check_targets(targets: list[Target], summary: dict) -> None:
+    """Each target names a number (or a seat of a per-seat list) of the game's summary."""
+    numbers = sorted(k for k, v in summary.items() if not k.endswith(("_ci", "_se"))
+                     and (isinstance(v, (int, float)) and not isinstance(v, bool)
+                          or isinstance(v, list) and v and isinstance(v[0], (int, float))))
+    for t in targets:
+        v = summary.get(t.metric)
+        if t.metric not in numbers:
+            raise InputError(f"--target {t.text!r}: unknown metric {t.metric!r}; the summary "
+                             f"has {', '.join(numbers)}")
+        if isinstance(v, list) and t.index is None:
+            raise InputError(f"--target {t.text!r}: {t.metric} is per seat: give [i] or [*]")
+        if not isinstance(v, list) and t.index is not None:
+            raise InputError(f"--target {t.text!r}: {t.metric} is one number, not per seat")
+
+
+def metric_values(targets: list[Target], summary: dict) -> np.ndarray:
+    return np.array([float(summary[t.metric] if t.index is None else
+                           summary[t.metric][t.index]) for t in targets])
+
+
+def loss(targets: list[Target], values: np.ndarray, n: int) -> float:
+    """Sum of squared deviations, fraction metrics bias-corrected by p(1-p)/(n-1)."""
+    total = 0.0
+    for t, v in zip(targets, values):
+        total += (v - t.value) ** 2
+        if t.fraction and n > 1:
+            total -= v * (1.0 - v) / (n - 1)
+    return float(total)
+
+
+# ---- knobs and seeds -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Knob:
+    """An option searched over [lo, hi]; integer options search integers."""
+
+    name: str
+    kind: str
+    lo: float
+    hi: float
+
+    def suggest(self, trial):
+        if self.kind == "int":
+            return trial.suggest_int(self.name, int(self.lo), int(self.hi))
+        return trial.suggest_float(self.name, float(self.lo), float(self.hi))
+
+    def cast(self, v):
+        return int(v) if self.kind == "int" else float(v)
+
+
+def parse_knob(text: str, options) -> Knob:
+    """``KNOB=LO..HI`` for an int or float option of the game."""
+    name, sep, span = (text or "").partition("=")
+    lo, sep2, hi = span.partition("..")
+    name = name.strip()
+    if not sep or not sep2:
+        raise InputError(f"--vary {text!r}: expected KNOB=LO..HI (e.g. seat_gold_step=0..6)")
+    by_name = {o.name: o for o in options}
+    if name not in by_name:
+        raise InputError(f"--vary {text!r}: unknown option {name!r}; allowed: "
+                         f"{', '.join(by_name)}")
+    kind = by_name[name].kind
+    if kind not in ("int", "float"):
+        raise InputError(f"--vary {text!r}: {name} is a {kind} option; only int and float "
+                         f"options can be searched")
+    try:
+        conv = int if kind == "int" else float
+        lo_v, hi_v = conv(lo.strip()), conv(hi.strip())
+    except ValueError:
+        what = "integers" if kind == "int" else "numbers"
+        raise InputError(f"--vary {text!r}: LO and HI must be {what} ({name} is an {kind} "
+                         f"option)") from None
+    if not (math.isfinite(lo_v) and math.isfinite(hi_v)) or lo_v >= hi_v:
+        raise InputError(f"--vary {text!r}: need LO < HI")
+    return Knob(name, kind, lo_v, hi_v)
+
+
+def derive_seed(seed: int, *key: int) -> int:
+    """A 63-bit root seed spawned from ``seed`` (``SeedSequence`` spawn key), never seed+k."""
+    state = np.random.SeedSequence(seed, spawn_key=tuple(key)).generate_state(2, np.uint64)
+    return int(((int(state[0]) << 1) ^ int(state[1])) & (2**63 - 1))
+
+
+# ---- the search ----------------------------------------------------------------------------
+@dataclass
+class _Pool:
+    """A setting's games so far: n and the n-weighted sums of the target metrics."""
+
+    n: int = 0
+    sums: np.ndarray | None = None
+    batches: int = 0
+    stage: int = 0
+
+    def add(self, values: np.ndarray, n: int) -> None:
+        self.sums = values * n if self.sums is None else self.sums + values * n
+        self.n += n
+        self.batches += 1
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.sums / self.n
+
+
+@dataclass
+class Search:
+    """What the search found: the best setting, every setting's pooled estimate, the seeds."""
+
+    best: dict
+    table: pd.DataFrame
+    games: int
+    seeds: list = field(default_factory=list)     # every search batch's root seed
+
+
+Evaluate = Callable[[dict, int, int], dict]
+
+
+def search(evaluate: Evaluate, knobs: list[Knob], targets: list[Target], *, budget: int,
+           seed: int, trials: int = 27, eta: int = 3, stages: int = 4) -> Search:
+    """Successive halving over Optuna proposals (module docstring). ``evaluate(setting, n,
+    seed)`` plays n games of ``setting`` (option -> value) from root ``seed`` and returns a
+    summary dict."""
+    import optuna
+
+    n0 = budget // (stages * trials)
+    if n0 < 1:
+        raise InputError(f"--budget {budget:,} is too small: at least {stages * trials} games "
+                         f"({trials} trials x {stages} stages)")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = optuna.samplers.TPESampler(seed=derive_seed(seed, SAMPLER) % 2**32,
+                                         n_startup_trials=max(1, min(10, trials // 3)))
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    names = [k.name for k in knobs]
+    pools: dict[tuple, _Pool] = {}
+    seeds, used = [], 0
+
+    def play(key, n, s):
+        nonlocal used
+        values = metric_values(targets, evaluate(dict(zip(names, key)), n, s))
+        pools.setdefault(key, _Pool()).add(values, n)
+        seeds.append(s)
+        used += n
+        return values
+
+    visits: dict[tuple, int] = {}
+    for _ in range(trials):                                  # stage 0: Optuna proposes
+        trial = study.ask()
+        key = tuple(k.suggest(trial) for k in knobs)
+        repeat = visits[key] = visits.get(key, -1) + 1
+        values = play(key, n0, derive_seed(seed, SEARCH, 0, repeat))
+        study.tell(trial, loss(targets, values, n0))
+    ranked = _rank(pools, targets, list(pools))
+    for stage in range(1, stages):                           # successive halving
+        ranked = ranked[:max(1, math.ceil(len(ranked) / eta))]
+        n_more = n0 * eta ** stage
+        if stage == stages - 1:                              # the last stage takes what is left
+            n_more = max(n_more, (budget - used) // len(ranked))
+        s = derive_seed(seed, SEARCH, stage, 0)               # common seed within the stage
+        for key in ranked:
+            n = min(n_more, budget - used)
+            if n < 1:
+                break
+            play(key, n, s)
+            pools[key].stage = stage
+        ranked = _rank(pools, targets, ranked)
+    return Search(dict(zip(names, ranked[0])), _table(pools, targets, names), used, seeds)
+
+
+def _rank(pools, targets, keys) -> list[tuple]:
+    return sorted(keys, key=lambda k: (loss(targets, pools[k].values, pools[k].n), k))
+
+
+def _table(pools, targets, names) -> pd.DataFrame:
+    rows = []
+    for key, p in pools.items():
+        row = dict(zip(names, key))
+        row.update({"games": p.n, "batches": p.batches, "last_stage": p.stage,
+                    "loss": loss(targets, p.values, p.n)})
+        row.update({t.key: float(v) for t, v in zip(targets, p.values)})
+        rows.append(row)
+    return (pd.DataFrame(rows).sort_values(["last_stage", "loss"], ascending=[False, True],
+                                           kind="stable").reset_index(drop=True))
+
+
+# ---- hold-out check ------------------------------------------------------------------------
+def holdout_check(summary: dict, targets: list[Target], n: int,
+                  tolerance: float) -> list[dict]:
+    """Per target: the held-out estimate with its 95% interval (the summary's ``_ci``, else
+    ±1.96 ``_se``), the deviation from the target with the same interval shifted."""
+    rows = []
+    for t in targets:
+        v = float(metric_values([t], summary)[0])
+        ci = _interval(summary, t)
+        dev = v - t.value
+        dev_ci = None if ci is None else [ci[0] - t.value, ci[1] - t.value]
+        rows.append({"target": t.key, "value": t.value, "estimate": v, "ci": ci,
+                     "deviation": dev, "deviation_ci": dev_ci, "games": n,
+                     "within_tolerance": bool(abs(dev) <= tolerance),
+                     "ci_within_tolerance": None if dev_ci is None else
+                     bool(-tolerance <= dev_ci[0] and dev_ci[1] <= tolerance)})
+    return rows
+
+
+def _interval(summary: dict, t: Target):
+    ci = summary.get(f"{t.metric}_ci")
+    if ci is not None:
+        ci = ci if t.index is None else ci[t.index]
+        return [float(ci[0]), float(ci[1])]
+    se = summary.get(f"{t.metric}_se")
+    if se is not None:
+        se = se if t.index is None else se[t.index]
+        v = float(metric_values([t], summary)[0])
+        return [v - Z95 * float(se), v + Z95 * float(se)]
+    return None
+
+
+# ---- the whole study -----------------------------------------------------------------------
+@dataclass
+class Balance:
+    """A balance run: the inputs, the search, and the hold-out check of its best setting."""
+
+    game: str
+    players: int
+    policies: list
+    seed: int
+    budget: int
+    targets: list
+    knobs: list
+    base_options: dict
+    found: Search
+    holdout_seed: int
+    holdout: list
+    tolerance: float
+    baseline: list | None = None                  # the unvaried setting on the same seeds
+
+    def summary(self) -> dict:
+        return {
+            "game": self.game, "players": self.players, "policies": self.policies,
+            "seed": self.seed, "budget": self.budget, "search_games": self.found.games,
+            "targets": [{"target": x.key, "value": x.value, "text": x.text}
+                        for x in self.targets],
+            "vary": [{"option": k.name, "type": k.kind, "lo": k.lo, "hi": k.hi}
+                     for k in self.knobs],
+            "options": self.base_options, "best": self.found.best,
+            "holdout_games": self.holdout[0]["games"], "holdout_seed": self.holdout_seed,
+            "holdout": self.holdout, "tolerance": self.tolerance,
+            "max_abs_deviation": max(abs(r["deviation"]) for r in self.holdout),
+            "all_within_tolerance": all(r["within_tolerance"] for r in self.holdout),
+            "all_ci_within_tolerance": all(bool(r["ci_within_tolerance"])
+                                           for r in self.holdout),
+            "search": self.found.table.to_dict(orient="records"),
+            "baseline": self.baseline,
+        }
+
+
+def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 200_000,
+                players=None, policies=None, options=None, seed: int = config.SEED,
+                tolerance: float = 0.005, trials: int = 27, threads: int | None = 1,
+                baseline: bool = False, evaluate: Evaluate | None = None) -> Balance:
+    """Search the ``vary`` options of ``game`` for the setting closest to ``targets``, then
+    check it on ``holdout`` fresh games (see the module docstring). ``baseline``: also play
+    the options without the varied ones (their defaults) on the same hold-out seeds.
+    ``evaluate`` replaces the game's simulation (tests)."""
+    from vikingsim.core.options import resolve
+    from vikingsim.core.runner import check_count, resolve_policies, simulate
+    from vikingsim.games import get
+
+    spec = get(game) if isinstance(game, str) else game
+    budget = check_count("budget", budget, 1, 10**12)
+    holdout = check_count("holdout", holdout, 1, 10**12)
+    seed = check_count("seed", seed, 0, 2**63 - 1)
+    trials = check_count("trials", trials, 1, 10_000)
+    if not (isinstance(tolerance, (int, float)) and 0 < tolerance < math.inf):
+        raise InputError(f"tolerance must be a positive number, got {tolerance!r}")
+    pols, k = resolve_policies(spec, policies, players)
+    knobs = [parse_knob(v, spec.options) for v in (vary or [])]
+    if not knobs:
+        raise InputError("give at least one --vary KNOB=LO..HI")
+    base = dict(options or {})
+    for kb in knobs:
+        if kb.name in base:
+            raise InputError(f"option {kb.name} is both --set and --vary")
+    if len({kb.name for kb in knobs}) < len(knobs):
+        raise InputError("the same option is given to --vary twice")
+    tgts = parse_targets(targets, k)
+    for corner in ("lo", "hi"):                       # both ends of every range are valid
+        opts = resolve(spec.name, spec.options,
+                       {**base, **{kb.name: kb.cast(getattr(kb, corner)) for kb in knobs}})
+        spec.setup(opts, pols, k)
+
+    def play(setting, n, s):
+        return simulate(spec, n, seed=s, players=k, policies=pols,
+                        options={**base, **setting}, threads=threads, keep=False).summary
+
+    evaluate = evaluate or play
+    check_targets(tgts, evaluate({kb.name: kb.cast(kb.lo) for kb in knobs}, 1,
+                                 derive_seed(seed, PROBE)))
+    found = search(evaluate, knobs, tgts, budget=budget, seed=seed, trials=trials)
+    h_seed = derive_seed(seed, HOLDOUT)
+    checked = holdout_check(evaluate(found.best, holdout, h_seed), tgts, holdout, tolerance)
+    base_rows = (holdout_check(evaluate({}, holdout, h_seed), tgts, holdout, tolerance)
+                 if baseline else None)
+    return Balance(spec.name, k, pols, seed, budget, tgts, knobs,
+                   resolve(spec.name, spec.options, base), found, h_seed, checked, tolerance,
+                   base_rows)
+
+
+# ---- text ----------------------------------------------------------------------------------
+def _fmt_setting(setting: dict) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in setting.items())
+
+
+def _holdout_lines(rows: list[dict]) -> list[str]:
+    out = []
+    for r in rows:
+        ci = "" if r["ci"] is None else f" [{r['ci'][0]:.4f}, {r['ci'][1]:.4f}]"
+        dci = ("" if r["deviation_ci"] is None else
+               f" [{r['deviation_ci'][0]:+.4f}, {r['deviation_ci'][1]:+.4f}]")
+        out.append(f"  {r['target']}: {r['estimate']:.4f}{ci}  target {r['value']:.4f}  "
+                   f"deviation {r['deviation']:+.4f}{dci}")
+    return out
+
+
+def format_text(b: Balance) -> str:
+    """Human-readable report of a balance run."""
+    s = b.summary()
+    lines = [f"{b.game}: balance search, {b.players} players, policies {','.join(b.policies)}, "
+             f"seed {b.seed}",
+             f"targets: {', '.join(f'{t.key}={t.value:.4g}' for t in b.targets)}",
+             f"search: {b.found.games:,} games (budget {b.budget:,}) over "
+             f"{len(b.found.table)} settings; successive halving on Optuna TPE proposals",
+             "settings (most games first; loss = sum of squared deviations, noise-corrected):"]
+    names = [k.name for k in b.knobs]
+    for _, r in b.found.table.head(8).iterrows():
+        setting = {c: b.knobs[i].cast(r[c]) for i, c in enumerate(names)}
+        lines.append(f"  {_fmt_setting(setting).replace(', ', ' ')}: {int(r['games']):,} games, "
+                     f"stage {int(r['last_stage'])}, loss {r['loss']:.3g}")
+    lines.append(f"best: {_fmt_setting(b.found.best)}")
+    lines.append(f"hold-out check: {s['holdout_games']:,} fresh games (seeds not used by the "
+                 f"search), 95% intervals:")
+    lines += _holdout_lines(b.holdout)
+    verdict = ("every interval lies within" if s["all_ci_within_tolerance"] else
+               "every estimate lies within" if s["all_within_tolerance"] else "not all within")
+    lines.append(f"max |deviation| {s['max_abs_deviation']:.4f}: {verdict} ±{b.tolerance:g} "
+                 f"of target")
+    if b.baseline:
+        lines.append("baseline (the varied options at their defaults, same hold-out games):")
+        lines += [line.split("  target")[0] + "  deviation " + line.split("deviation ")[1]
+                  .split(" [")[0] for line in _holdout_lines(b.baseline)]
+    return "\n".join(lines)

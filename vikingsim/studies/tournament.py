@@ -1,0 +1,388 @@
+"""Tournaments between policies of a seated game (``vikingsim tournament``).
+
+Lineup scheme (any seat count K >= 2). For every ordered pair of policies (a, b), a == b
+included, the *focal* policy a sits alone among K-1 copies of b, once in every seat j = 0..K-1
+(K lineups). Every lineup plays the same n games: the same root seed, so the same dice streams
+(common random numbers); lineups differ only by who sits where. Identical lineups (e.g. the K
+rotations of a vs a, or (a, b) with a in seat 0 and (b, a) with b in seat 1 when K = 2) are
+therefore the same games and are played once.
+
+Measures:
+
+- ``M[a, b]``: the share of the K·n games of (a, b) won by the focal a (truncated games count
+  for nobody). Fair is 1/K; "a beats b" means M[a, b] > 1/K: a lone a among b's wins more than
+  its fair share. For K = 2 this is the usual head-to-head rate, and M[a, b] + M[b, a] is the
+  share of decided games (1 without truncation). M[a, a] is the decided share over K exactly.
+  Wilson 95% intervals (``core.balance_stats.interval``) over the K·n games, treated as
+  independent (the K rotations of one seed share dice streams; on the raid board their
+  focal wins correlate at about 0.003, see docs/balancing.md).
+- Seat win rates over all m²·K lineups (each policy sits in each seat equally often): the
+  first-seat win rate is that of seat 0, or of the game's ``first_seat`` option if it has one.
+- Ratings: a Bradley-Terry / Luce model of the winner, P(a wins | a among K-1 b's, decided) =
+  pi_a / (pi_a + (K-1) pi_b), fitted as a binomial GLM (statsmodels) on the off-diagonal cells
+  with offset -log(K-1); ratings theta = log pi centred to mean 0 with 95% intervals from the
+  fit's covariance, also on the Elo scale (400 / ln 10 per unit of theta).
+"""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vikingsim.core import config
+from vikingsim.core.balance_stats import interval
+from vikingsim.core.errors import InputError
+from vikingsim.core.game import GameSpec
+
+ELO_PER_UNIT = 400.0 / math.log(10.0)
+Z95 = 1.959963984540054
+MAX_LINEUPS = 5_000
+
+
+# ---- input ---------------------------------------------------------------------------------
+def split_policies(text: str) -> list[str]:
+    """``"a,b(k=1, j=2),c"`` -> ``["a", "b(k=1, j=2)", "c"]``: commas inside brackets stay."""
+    if not isinstance(text, str):
+        raise InputError(f"--policies must be a comma-separated list, got {text!r}")
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise InputError(f"--policies {text!r}: unbalanced ')'")
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if depth:
+        raise InputError(f"--policies {text!r}: unbalanced '('")
+    parts.append("".join(cur).strip())
+    if any(not p for p in parts):
+        raise InputError(f"--policies {text!r}: an empty policy name")
+    return parts
+
+
+def check_game(spec: GameSpec) -> None:
+    """Tournaments need a winner seat per game (``GameSpec.seated``)."""
+    if not spec.seated:
+        from vikingsim.games import get, names
+
+        seated = [n for n in names() if get(n).seated]
+        raise InputError(f"{spec.name} has no winner seat per game (its outcomes are "
+                         f"{', '.join(spec.outcomes)}), so policies cannot be ranked by seat; "
+                         f"tournaments run on seated games: {', '.join(seated)}")
+
+
+def resolve_entrants(spec: GameSpec, policies, players) -> tuple[list[str], int]:
+    """Canonical labels of at least two distinct policies, and the seat count."""
+    from vikingsim.core.runner import policy_label, resolve_policies
+
+    texts = split_policies(policies) if isinstance(policies, str) else list(policies or [])
+    if len(texts) < 2:
+        raise InputError(f"a tournament needs at least 2 policies, got {len(texts)}: "
+                         f"give --policies a,b[,c...]")
+    labels = [policy_label(spec, t) for t in texts]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise InputError(f"policy {dup[0]!r} given twice (policies are compared by their "
+                         f"canonical labels: {', '.join(labels)})")
+    _, players = resolve_policies(spec, labels[:1], spec.players[2] if players is None
+                                  else players)
+    return labels, players
+
+
+# ---- lineups -------------------------------------------------------------------------------
+def lineup_plan(m: int, k: int) -> list[tuple[int, int, int, tuple]]:
+    """(a, b, focal seat j, lineup) for every ordered pair (a, b) of m policies and seat j of
+    k: seat j holds a, the other seats b (policy indices)."""
+    plan = []
+    for a in range(m):
+        for b in range(m):
+            for j in range(k):
+                plan.append((a, b, j, tuple(a if s == j else b for s in range(k))))
+    return plan
+
+
+@dataclass
+class Tournament:
+    """The result: per-lineup seat wins and the tables derived from them."""
+
+    game: str
+    policies: list
+    players: int
+    n: int
+    seed: int
+    options: dict
+    lineups: pd.DataFrame            # one row per distinct lineup and seat
+    pairs: pd.DataFrame              # one row per ordered pair (policy, opponent)
+    seats: pd.DataFrame              # one row per seat
+    ratings: pd.DataFrame            # one row per policy
+    first_seat: int = 0
+    games_played: int = 0
+    notes: list = field(default_factory=list)
+
+    @property
+    def matrix(self) -> pd.DataFrame:
+        """M[a, b] as a policy x opponent table (rows and columns in the given order)."""
+        m = self.pairs.pivot(index="policy", columns="opponent", values="win_rate")
+        return m.loc[self.policies, self.policies]
+
+    def summary(self) -> dict:
+        """JSON-ready: the scheme, matrix with intervals, seats and ratings."""
+        first = self.seats.iloc[self.first_seat]
+        return {
+            "game": self.game, "policies": self.policies, "players": self.players,
+            "n_per_lineup": self.n, "seed": self.seed, "options": self.options,
+            "games_played": self.games_played, "fair": 1.0 / self.players,
+            "scheme": (f"each ordered pair (a, b): one a and {self.players - 1} b's, a rotated "
+                       f"over all {self.players} seats, common seeds; win_rate = share of "
+                       f"games won by a (fair 1/{self.players})"),
+            "matrix": self.matrix.to_numpy().tolist(),
+            "pairs": self.pairs.to_dict(orient="records"),
+            "first_seat": {"seat": self.first_seat, "win_rate": float(first["win_rate"]),
+                           "win_rate_ci": [float(first["ci_lo"]), float(first["ci_hi"])]},
+            "seats": self.seats.to_dict(orient="records"),
+            "ratings": self.ratings.to_dict(orient="records"),
+            "notes": self.notes,
+        }
+
+    def write(self, out_dir) -> list[Path]:
+        """CSV and Parquet tables, the summary JSON and a heatmap PNG in ``out_dir``."""
+        from vikingsim.core.results import _atomic_write
+
+        out = Path(out_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"cannot create --out folder {str(out)!r}: {e.strerror or e}") \
+                from None
+        files = {
+            "pairs.csv": lambda p: self.pairs.to_csv(p, index=False),
+            "matrix.csv": lambda p: self.matrix.to_csv(p),
+            "seats.csv": lambda p: self.seats.to_csv(p, index=False),
+            "ratings.csv": lambda p: self.ratings.to_csv(p, index=False),
+            "lineups.parquet": lambda p: self.lineups.to_parquet(p, index=False),
+            "tournament.json": lambda p: Path(p).write_text(json.dumps(
+                _clean(self.summary()), indent=1)),
+            "heatmap.png": lambda p: heatmap(self, p),
+        }
+        paths = []
+        for name, write in files.items():
+            _atomic_write(out / name, write)
+            paths.append(out / name)
+        return paths
+
+
+def _clean(obj):
+    from vikingsim.cli import _clean as clean
+
+    return clean(obj)
+
+
+# ---- the run -------------------------------------------------------------------------------
+def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int = config.SEED,
+                   options: dict | None = None, threads: int | None = None) -> Tournament:
+    """Play the tournament (see the module docstring) and return a :class:`Tournament`.
+
+    ``policies``: a comma-separated text or a list of policy texts (``name(k=v)`` allowed).
+    ``n``: games per lineup; every lineup uses root ``seed`` (common random numbers).
+    """
+    from vikingsim.core.options import resolve
+    from vikingsim.core.runner import check_count, simulate
+    from vikingsim.games import get
+
+    spec = game if isinstance(game, GameSpec) else get(game)
+    check_game(spec)
+    n = check_count("n", n, 1, 10**9)
+    seed = check_count("seed", seed, 0, 2**63 - 1)
+    labels, k = resolve_entrants(spec, policies, players)
+    opts = resolve(spec.name, spec.options, dict(options or {}))
+    plan = lineup_plan(len(labels), k)
+    distinct = sorted({lu for *_, lu in plan})
+    if len(distinct) > MAX_LINEUPS:
+        raise InputError(f"{len(distinct):,} lineups: at most {MAX_LINEUPS:,} (fewer policies)")
+    for lu in distinct:                                   # every lineup valid before any game
+        spec.setup(opts, [labels[i] for i in lu], k)
+    wins = {}
+    for lu in distinct:
+        res = simulate(spec, n, seed=seed, players=k, policies=[labels[i] for i in lu],
+                       options=opts, threads=threads, keep=False)
+        wins[lu] = [int(round(w * n)) for w in res.summary["win_rate"]]
+    first = int(opts.get("first_seat", 0))               # seat 0 unless the game says otherwise
+    t = Tournament(spec.name, labels, k, n, seed, opts,
+                   lineups=_lineup_table(labels, distinct, wins, n),
+                   pairs=_pair_table(labels, plan, wins, n, k),
+                   seats=_seat_table(plan, wins, n, k),
+                   ratings=pd.DataFrame(), first_seat=first, games_played=n * len(distinct))
+    t.ratings, note = fit_ratings(t.pairs, labels, k)
+    if note:
+        t.notes.append(note)
+    return t
+
+
+def _ci(k: int, n: int) -> tuple[float, float]:
+    return interval(int(k), int(n)) if n > 0 else (float("nan"), float("nan"))
+
+
+def _lineup_table(labels, distinct, wins, n) -> pd.DataFrame:
+    rows = []
+    for i, lu in enumerate(distinct):
+        text = " | ".join(labels[p] for p in lu)
+        for seat, p in enumerate(lu):
+            lo, hi = _ci(wins[lu][seat], n)
+            rows.append({"lineup_id": i, "lineup": text, "seat": seat, "policy": labels[p],
+                         "wins": wins[lu][seat], "games": n, "win_rate": wins[lu][seat] / n,
+                         "ci_lo": lo, "ci_hi": hi})
+    return pd.DataFrame(rows)
+
+
+def _pair_table(labels, plan, wins, n, k) -> pd.DataFrame:
+    """M[a, b] with Wilson intervals; ``field_wins`` = decided games the b's won."""
+    acc = {}
+    for a, b, j, lu in plan:
+        w = acc.setdefault((a, b), [0, 0, 0])
+        w[0] += wins[lu][j]
+        w[1] += sum(wins[lu]) - wins[lu][j]
+        w[2] += n
+    rows = []
+    for (a, b), (fw, other, games) in acc.items():
+        lo, hi = _ci(fw, games)
+        rows.append({"policy": labels[a], "opponent": labels[b], "wins": fw,
+                     "field_wins": other, "games": games, "win_rate": fw / games,
+                     "ci_lo": lo, "ci_hi": hi, "fair": 1.0 / k,
+                     "beats": bool(fw / games > 1.0 / k)})
+    return pd.DataFrame(rows)
+
+
+def _seat_table(plan, wins, n, k) -> pd.DataFrame:
+    seat_w = np.zeros(k, np.int64)
+    for *_, lu in plan:
+        seat_w += np.asarray(wins[lu], np.int64)
+    games = n * len(plan)
+    rows = []
+    for s in range(k):
+        lo, hi = _ci(int(seat_w[s]), games)
+        rows.append({"seat": s, "wins": int(seat_w[s]), "games": games,
+                     "win_rate": seat_w[s] / games, "ci_lo": lo, "ci_hi": hi})
+    return pd.DataFrame(rows)
+
+
+# ---- ratings -------------------------------------------------------------------------------
+def fit_ratings(pairs: pd.DataFrame, labels: list, k: int) -> tuple[pd.DataFrame, str | None]:
+    """Bradley-Terry/Luce ratings from the off-diagonal cells (module docstring): a binomial
+    GLM (statsmodels) with +1 for the focal policy, -1 for the opponent, the first policy as
+    the reference, offset -log(K-1); then centred to mean 0 with the delta-method covariance.
+    Returns (table, note); the note explains NaN ratings when the fit fails."""
+    import statsmodels.api as sm
+    from statsmodels.tools.sm_exceptions import PerfectSeparationError, PerfectSeparationWarning
+
+    m = len(labels)
+    index = {p: i for i, p in enumerate(labels)}
+    off = pairs[pairs["policy"] != pairs["opponent"]]
+    off = off[(off["wins"] + off["field_wins"]) > 0]
+    X = np.zeros((len(off), m))
+    for r, (a, b) in enumerate(zip(off["policy"], off["opponent"])):
+        X[r, index[a]] += 1.0
+        X[r, index[b]] -= 1.0
+    y = np.column_stack([off["wins"].to_numpy(float), off["field_wins"].to_numpy(float)])
+    beta, cov = np.full(m - 1, np.nan), np.full((m - 1, m - 1), np.nan)
+    note = _separated(labels, X, y)
+    if note is None:
+        try:
+            with warnings.catch_warnings():
+                # a saturated fit (e.g. two policies, two seats: the two cells are complements
+                # under common seeds) predicts the data exactly, which statsmodels reports as
+                # "perfect prediction"; true separation was ruled out above
+                warnings.simplefilter("ignore", RuntimeWarning)
+                warnings.simplefilter("ignore", PerfectSeparationWarning)
+                fit = sm.GLM(y, X[:, 1:], family=sm.families.Binomial(),
+                             offset=np.full(len(off), -math.log(k - 1))).fit()
+            beta, cov = np.asarray(fit.params), np.asarray(fit.cov_params())
+            if not np.all(np.isfinite(cov)):
+                raise ValueError("singular covariance")
+        except (PerfectSeparationError, ValueError, np.linalg.LinAlgError) as e:
+            beta, cov = np.full(m - 1, np.nan), np.full((m - 1, m - 1), np.nan)
+            note = f"ratings not fitted ({type(e).__name__}: {str(e)[:80]}); play more games (-n)"
+    A = np.vstack([np.zeros(m - 1), np.eye(m - 1)])      # theta = A beta (theta_0 = 0)
+    T = (np.eye(m) - 1.0 / m) @ A                       # centred
+    theta, se = T @ beta, np.sqrt(np.clip(np.diag(T @ cov @ T.T), 0, None))
+    df = pd.DataFrame({"policy": labels, "rating": theta, "se": se,
+                       "ci_lo": theta - Z95 * se, "ci_hi": theta + Z95 * se})
+    for c in ("rating", "ci_lo", "ci_hi"):
+        df[f"elo_{c.replace('rating', 'score')}"] = df[c] * ELO_PER_UNIT
+    return df.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True), note
+
+
+def _separated(labels, X, y) -> str | None:
+    """A note if some policy won, or lost, every decided game it played (no finite MLE)."""
+    won = np.clip(X, 0, None).T @ y[:, 0] + np.clip(-X, 0, None).T @ y[:, 1]
+    lost = np.clip(X, 0, None).T @ y[:, 1] + np.clip(-X, 0, None).T @ y[:, 0]
+    for p, w, lo in zip(labels, won, lost):
+        if w + lo == 0:
+            return f"ratings not fitted: {p} played no decided game against another policy"
+        if w == 0 or lo == 0:
+            return (f"ratings not fitted: {p} {'lost' if w == 0 else 'won'} every decided game "
+                    f"against the others (no finite rating); play more games (-n)")
+    return None
+
+
+# ---- figure --------------------------------------------------------------------------------
+def heatmap(t: Tournament, path) -> None:
+    """M[a, b] as a heatmap (rows: the focal policy, columns: the opponent), centred on fair."""
+    from matplotlib.figure import Figure
+
+    data = t.matrix.to_numpy(float)
+    m = len(t.policies)
+    fig = Figure(figsize=(2.5 + 1.0 * m, 1.8 + 0.8 * m), layout="constrained")
+    ax = fig.add_subplot()
+    fair = 1.0 / t.players
+    span = max(float(np.nanmax(np.abs(data - fair))), 1e-3)
+    im = ax.imshow(data, cmap="RdBu", vmin=fair - span, vmax=fair + span)
+    ax.set_xticks(range(m), t.policies, rotation=30, ha="right")
+    ax.set_yticks(range(m), t.policies)
+    ax.set_xlabel(f"opponent ({t.players - 1} seat{'s' if t.players > 2 else ''})")
+    ax.set_ylabel("policy (one seat, rotated)")
+    ax.set_title(f"{t.game}, {t.players} players: share of games won\n"
+                 f"(fair {fair:.3f}; n={t.n:,} per lineup)", fontsize=10)
+    fig.colorbar(im, ax=ax)
+    ci = t.pairs.set_index(["policy", "opponent"])
+    for i, a in enumerate(t.policies):
+        for j, b in enumerate(t.policies):
+            lo, hi = ci.loc[(a, b), ["ci_lo", "ci_hi"]]
+            dark = abs(data[i, j] - fair) > 0.6 * span        # white text on saturated cells
+            ax.text(j, i, f"{data[i, j]:.3f}\n[{lo:.3f}, {hi:.3f}]", ha="center",
+                    va="center", fontsize=7, color="white" if dark else "black")
+    fig.savefig(path, dpi=110, format="png")
+
+
+def format_text(t: Tournament) -> str:
+    """Human-readable tournament summary."""
+    fair = 1.0 / t.players
+    lines = [f"{t.game}: tournament of {len(t.policies)} policies, {t.players} players, "
+             f"n={t.n:,} games per lineup, seed {t.seed} (common seeds), "
+             f"{t.games_played:,} games played",
+             f"scheme: one policy a among {t.players - 1} x b, a rotated over every seat; "
+             f"win rate = share of games a wins (fair {fair:.4f})", "win-rate matrix (row a vs "
+             "column b) with 95% Wilson intervals:"]
+    width = max(len(p) for p in t.policies)
+    for _, r in t.pairs.iterrows():
+        mark = "beats" if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~"
+        lines.append(f"  {r['policy']:<{width}} vs {r['opponent']:<{width}}  "
+                     f"{r['win_rate']:.4f}  [{r['ci_lo']:.4f}, {r['ci_hi']:.4f}]  {mark}")
+    lines.append("seat win rates (over all lineups):")
+    for _, r in t.seats.iterrows():
+        tag = "  <- first seat" if int(r["seat"]) == t.first_seat else ""
+        lines.append(f"  seat {int(r['seat'])}: {r['win_rate']:.4f}  "
+                     f"[{r['ci_lo']:.4f}, {r['ci_hi']:.4f}]{tag}")
+    lines.append("ratings (Bradley-Terry/Luce, centred; Elo scale in brackets):")
+    for _, r in t.ratings.iterrows():
+        lines.append(f"  {r['policy']:<{width}}  {r['rating']:+.3f} ± {Z95 * r['se']:.3f}  "
+                     f"(Elo {r['elo_score']:+.0f}, 95% [{r['elo_ci_lo']:+.0f}, "
+                     f"{r['elo_ci_hi']:+.0f}])")
+    lines.extend(f"note: {x}" for x in t.notes)
+    return "\n".join(lines)
