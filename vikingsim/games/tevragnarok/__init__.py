@@ -1,0 +1,275 @@
+"""Tiny Epic Vikings: Ragnarok (seed 002, notes ``tevragnarok.md``): a stated abstract model.
+
+Level A (``economics.py``, ``vikingsim odds tevragnarok``): expected VP per action of a slay,
+an Island Rune and a Favor card, exact and by Monte Carlo. Level B (this ``GAME``): an
+abstract full game of three Eras (§4.3, §4.7) with every rule of the expansion, a compiled
+kernel (``kernel.py``) and its plain-Python reference (``reference.py``). Every number the
+rulebook does not give is in ``params.toml`` (option ``params``: a preset or a path).
+
+Public: ``GAME``, ``OPTIONS``, ``Rules``, ``simulate``, ``load_params``, ``economics``.
+
+Examples (the issue's questions, §4.1)
+-------------------------------------
+>>> from vikingsim.games import tevragnarok
+>>> res = tevragnarok.simulate(20_000, players=4, params="giants_wide",
+...                            policies=["giant_hunter", "no_giants", "greedy_vp", "greedy_vp"])
+>>> f = res.frame                                     # one row per game
+>>> (f.winner == 0).mean()                            # 1. the hunter's win rate
+>>> (f.first_slayer == f.winner)[f.first_slayer >= 0].mean()    # 2. does the first slay decide
+>>> (f.rank_A != f.rank_nodrain_A).mean()             # 3. the drain reorders god A
+>>> (f.winner != f.winner_at_mean).mean()             # 4. hidden values change the winner
+>>> tevragnarok.economics.exact(tevragnarok.load_params("island_630"))    # Level A
+
+Frame columns: ``winner``, ``winner_at_mean``; per seat ``score_<s>``, ``giant_points_<s>``,
+``slays_<s>``, ``slays_era<e>_<s>``, ``lost_battles_<s>``, ``won_battles_<s>``,
+``valkyries_<s>``, ``islands_<s>``, ``favors_<s>`` ...; per god ``fury_<g>``,
+``fury_nodrain_<g>``, ``rank_<g>``, ``rank_nodrain_<g>``; ``first_slayer``, ``first_loser``;
+``valkyrie_strength_era<e>`` / ``einherjar_strength_era<e>`` (sums) with their ``*_n_era<e>``
+counts. ``params`` takes a preset name or a ``.toml`` path (``load_params`` reads one).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vikingsim.core import stats
+from vikingsim.core.errors import InputError
+from vikingsim.core.game import GameSpec
+from vikingsim.core.options import options_of
+from vikingsim.games.tevragnarok import economics, invariants, kernel, reference
+from vikingsim.games.tevragnarok.policies import POLICY_HELP, POLICY_TYPES, compile_policies
+from vikingsim.games.tevragnarok.rules import (
+    MAX_PLAYERS, N_ERAS, N_RUNES, CompiledRules, Rules, load_params)
+
+__all__ = ["GAME", "OPTIONS", "Rules", "simulate", "load_params", "economics"]
+
+OPTIONS = options_of(Rules)
+OUTCOMES = ("win", "truncated")          # a game always ends after Era 3; never truncated
+RULES_VERSION = "2026.12.1"
+#: Per-seat columns of the frame (``<name>_<seat>``).
+SEAT_COLUMNS = ("score", "giant_points", "slays", "lost_battles", "won_battles", "valkyries",
+                "islands", "favors", "villages", "temples", "boats", "resources", "settlers",
+                "settlers_mat", "valkyries_mat")
+
+
+@dataclass(frozen=True)
+class Setup:
+    rules: Rules
+    compiled: CompiledRules
+    kinds: np.ndarray
+    params: np.ndarray
+    policies: tuple
+
+
+def setup(options: dict, policies: list[str], players: int) -> Setup:
+    """``Rules`` from the options (``params`` loads and checks the parameter file), one policy
+    per seat; refuses decks too small for the draft."""
+    rules = Rules(**options)
+    p = rules.p
+    n_cards = p.cards_n_base + p.cards_n_valkyrie + p.cards_n_einherjar
+    if n_cards < 2 * players * p.economy_draft_size:
+        need = 2 * players * p.economy_draft_size
+        raise InputError(f"params: {n_cards} Viking cards are too few for {players} players "
+                         f"drafting {p.economy_draft_size} (need {need})")
+    kinds, params = compile_policies(policies)
+    return Setup(rules, rules.compile(), kinds, params, tuple(policies))
+
+
+def allocate(s: Setup, n: int) -> dict:
+    k = len(s.kinds)
+    out = {"winner": np.full(n, -1, np.int8)}
+    for name in SEAT_COLUMNS:
+        out[name] = np.zeros((n, k), np.int16)
+    out["slays_era"] = np.zeros((n, k, N_ERAS), np.int8)
+    out["fury"] = np.zeros((n, N_RUNES), np.int16)
+    out["fury_nodrain"] = np.zeros((n, N_RUNES), np.int16)
+    for name in ("giants_left", "first_slayer", "first_loser", "res_max", "fury_min",
+                 "favor_max"):
+        out[name] = np.zeros(n, np.int8)
+    out["special_n"] = np.zeros((n, N_ERAS, 2), np.int16)
+    out["special_sum"] = np.zeros((n, N_ERAS, 2), np.int16)
+    return out
+
+
+def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
+    kernel.play_block(s, g0, g1, dice_rng, pol_rng, out)
+
+
+def god_ranks(fury: np.ndarray) -> np.ndarray:
+    """Rank 1..3 of each god from Fury rows (n, 3); tied gods share the worst rank (§2.6)."""
+    f = np.asarray(fury, np.int64)
+    return 1 + (f[:, None, :] >= f[:, :, None]).sum(axis=2) - 1
+
+
+def winner_at_mean(s: Setup, out) -> np.ndarray:
+    """The winner had every slain Giant scored at the pool mean (§4.6): score minus Giant
+    points plus slays x mean, then the same tie-breakers (§2.6) as the game."""
+    mean = s.rules.p.giant_mean()
+    score = (out["score"] - out["giant_points"]).astype(np.float64) + out["slays"] * mean
+    keys = [score] + [out[k].astype(np.float64) for k in
+                      ("islands", "favors", "temples", "boats", "resources")]
+    n, k = score.shape
+    keys.append(np.broadcast_to(-np.arange(k, dtype=np.float64), (n, k)))
+    order = np.lexsort([x for x in reversed(keys)], axis=-1)      # ascending by score first
+    return order[:, -1].astype(np.int8)
+
+
+def frame(s: Setup, out) -> pd.DataFrame:
+    """One row per game: ``game_id``, ``outcome``, ``truncated``, ``winner``,
+    ``winner_at_mean`` (Giants scored at the pool mean), per seat ``<column>_<seat>`` for
+    ``SEAT_COLUMNS`` and ``slays_era<e>_<seat>``; per god ``fury_<g>``, ``fury_nodrain_<g>``,
+    ``rank_<g>``, ``rank_nodrain_<g>``; ``giants_left``, ``first_slayer``, ``first_loser``
+    (-1 for none); Valkyrie / Einherjar cards in battle per Era ``valkyrie_n_era<e>``,
+    ``valkyrie_strength_era<e>`` (sum), ``einherjar_*``."""
+    n = len(out["winner"])
+    cols = {"game_id": np.arange(n, dtype=np.int64),
+            "outcome": pd.Categorical.from_codes(np.zeros(n, np.int8), categories=OUTCOMES),
+            "truncated": np.zeros(n, np.bool_), "winner": out["winner"],
+            "winner_at_mean": winner_at_mean(s, out)}
+    k = out["score"].shape[1]
+    for name in SEAT_COLUMNS:
+        for seat in range(k):
+            cols[f"{name}_{seat}"] = out[name][:, seat]
+    for seat in range(k):
+        for e in range(N_ERAS):
+            cols[f"slays_era{e + 1}_{seat}"] = out["slays_era"][:, seat, e]
+    ranks, ranks_nd = god_ranks(out["fury"]), god_ranks(out["fury_nodrain"])
+    for g, name in enumerate("ABC"):
+        cols[f"fury_{name}"] = out["fury"][:, g]
+        cols[f"fury_nodrain_{name}"] = out["fury_nodrain"][:, g]
+        cols[f"rank_{name}"] = ranks[:, g].astype(np.int8)
+        cols[f"rank_nodrain_{name}"] = ranks_nd[:, g].astype(np.int8)
+    for name in ("giants_left", "first_slayer", "first_loser"):
+        cols[name] = out[name]
+    for e in range(N_ERAS):
+        for j, kind in enumerate(("valkyrie", "einherjar")):
+            cols[f"{kind}_n_era{e + 1}"] = out["special_n"][:, e, j]
+            cols[f"{kind}_strength_era{e + 1}"] = out["special_sum"][:, e, j]
+    return pd.DataFrame(cols)
+
+
+def tally(s: Setup, out) -> dict:
+    k = out["score"].shape[1]
+    w = out["winner"].astype(np.int64)
+    wm = winner_at_mean(s, out).astype(np.int64)
+    t = {"wins": np.bincount(w[w >= 0], minlength=k),
+         "winner_changed": np.array([int((w != wm).sum())]),
+         "first_slayer_won": np.array([int(((out["first_slayer"] >= 0)
+                                            & (out["first_slayer"] == out["winner"])).sum()),
+                                       int((out["first_slayer"] >= 0).sum())]),
+         "first_loser_won": np.array([int(((out["first_loser"] >= 0)
+                                           & (out["first_loser"] == out["winner"])).sum()),
+                                      int((out["first_loser"] >= 0).sum())]),
+         "rank_changed": np.array([int((god_ranks(out["fury"])
+                                        != god_ranks(out["fury_nodrain"])).any(axis=1).sum())]),
+         "slays_era": out["slays_era"].astype(np.int64).sum(axis=(0, 1)),
+         "special_n": out["special_n"].astype(np.int64).sum(axis=0).ravel(),
+         "special_sum": out["special_sum"].astype(np.int64).sum(axis=0).ravel()}
+    for name in ("score", "giant_points", "slays", "lost_battles", "valkyries"):
+        t[f"{name}_sum"] = out[name].sum(axis=0, dtype=np.int64)
+    t["score_sq"] = (out["score"].astype(np.int64) ** 2).sum(axis=0)
+    return t
+
+
+def summarize(s: Setup, t: dict, n: int) -> dict:
+    """Win rate per seat (Wilson 95%), p_win; the §4.6 outputs: mean score and its sd, the
+    Giants' share of it, slays per game by Era, Valkyries deployed, lost battles, how often
+    the hidden Giant values change the winner, how often the Giant drain reorders the gods,
+    how often the first slayer / first loser wins, Valkyrie and Einherjar battle Strength."""
+    out = {"win_rate": [float(w / n) for w in t["wins"]],
+           "win_rate_ci": [list(stats.wilson(int(w), n)) for w in t["wins"]],
+           "mean_score": [float(x / n) for x in t["score_sum"]]}
+    var = t["score_sq"] / n - (t["score_sum"] / n) ** 2
+    out["sd_score"] = [float(np.sqrt(max(v, 0.0) * n / max(n - 1, 1))) for v in var]
+    out["mean_giant_points"] = [float(x / n) for x in t["giant_points_sum"]]
+    total = float(t["score_sum"].sum())
+    out["giant_share"] = float(t["giant_points_sum"].sum() / total) if total else 0.0
+    out["mean_slays"] = [float(x / n) for x in t["slays_sum"]]
+    out["mean_slays_by_era"] = {f"era{e + 1}": float(x / n) for e, x in enumerate(t["slays_era"])}
+    out["mean_lost_battles"] = [float(x / n) for x in t["lost_battles_sum"]]
+    out["mean_valkyries_deployed"] = [float(x / n) for x in t["valkyries_sum"]]
+    sn, ss = t["special_n"].reshape(N_ERAS, 2), t["special_sum"].reshape(N_ERAS, 2)
+    for j, kind in enumerate(("valkyrie", "einherjar")):
+        out[f"mean_{kind}_strength_by_era"] = {
+            f"era{e + 1}": float(ss[e, j] / sn[e, j]) if sn[e, j] else None for e in range(N_ERAS)}
+    stats.put_fraction(out, "p_win", n, n)
+    stats.put_fraction(out, "p_truncated", 0, n)
+    stats.put_fraction(out, "p_winner_changed_by_giant_values", int(t["winner_changed"][0]), n)
+    stats.put_fraction(out, "p_god_ranks_changed_by_drain", int(t["rank_changed"][0]), n)
+    for key in ("first_slayer_won", "first_loser_won"):
+        k, m = int(t[key][0]), int(t[key][1])
+        if m:
+            stats.put_fraction(out, f"p_{key}", k, m)
+    return out
+
+
+def summary(s: Setup, out) -> dict:
+    return summarize(s, tally(s, out), len(out["winner"]))
+
+
+def trace(s: Setup, seed: int, game_id: int = 0) -> str:
+    """Game ``game_id`` of a run with ``seed``, told by the reference (earlier games of its
+    block replayed silently)."""
+    from vikingsim.core import rng
+
+    block, offset = divmod(game_id, GAME.block_games)
+    dice = rng.block_generator(seed, rng.STREAM_DICE, block)
+    pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
+    kinds, params = [int(k) for k in s.kinds], s.params.tolist()
+    for _ in range(offset):
+        reference.Game(s.rules, kinds, params, dice, pol).play()
+    events: list[str] = []
+    reference.Game(s.rules, kinds, params, dice, pol, events=events).play()
+    head = (f"tevragnarok game {game_id} of seed {seed}: {len(kinds)} players, policies "
+            f"{', '.join(s.policies)}, params {s.rules.params}")
+    return "\n".join([head, *events])
+
+
+def _odds(options: dict) -> dict:
+    return economics.odds(options)
+
+
+GAME = GameSpec(
+    name="tevragnarok",
+    title="Tiny Epic Vikings: Ragnarok (abstract model)",
+    summary_line="stated abstraction of the Ragnarok expansion: Giants, Valkyries, Einherjar "
+                 "(seed 002); odds = Level A Giant economics",
+    options=OPTIONS,
+    policies=POLICY_HELP,
+    default_policy="greedy_vp",
+    players=(2, MAX_PLAYERS, 4),
+    setup=setup,
+    allocate=allocate,
+    play_block=play_block,
+    reference_block=reference.play_block,
+    frame=frame,
+    summary=summary,
+    tally=tally,
+    summarize=summarize,
+    odds=_odds,
+    trace=trace,
+    rules_version=RULES_VERSION,
+    outcomes=OUTCOMES,
+    seated=True,
+    policy_types=POLICY_TYPES,
+    invariants=invariants.check,
+    bench_options={},
+    bench_players=4,
+    help_text="params: every invented number (params.toml); --set params=my.toml or a preset "
+              "(giants_flat, giants_wide, giants_mean2, giants_mean4, island_630, island_654)",
+)
+
+
+def simulate(n: int = 100_000, *, players: int = 4, policies="greedy_vp", seed=None, **options):
+    """Play ``n`` games; returns a ``vikingsim.core.results.Result`` (``.frame``, ``.summary``).
+
+    ``params`` may be a preset name or a ``.toml`` path, e.g. ``simulate(10_000,
+    params="giants_wide", policies=["giant_hunter", "no_giants"], players=2)``.
+    """
+    from vikingsim.core import config
+    from vikingsim.core.runner import simulate as run
+
+    return run(GAME, n, seed=config.SEED if seed is None else seed, players=players,
+               policies=policies, options=options)

@@ -1,0 +1,1330 @@
+"""Private compiled kernel of the Ragnarok model (tev-ragnarok §4.7, RNG protocol §4.8).
+
+Arrays in, arrays out, no checks, no allocation (``@jit(nrt=False)``): ``play_block`` (plain
+Python) allocates one block's scratch ``State`` and passes it in. Flow: ``_play_block`` ->
+``_play_game`` -> ``_setup_game``, ``_play_era`` (``_draft``, ``_turn``, ``_resolve``,
+``_cleanup``) -> ``_record``. Draws: the dice stream for every shuffle and draw (deck, Giants,
+Favor cards, deals, Invader cards), the policy stream for ``random_legal``'s choices only.
+
+State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
+    settlers, temples int64[n, R]   units on the board   mat int64[n, 2]  Settlers, Valkyries
+    boats int64[n, D]               moored Boats          valk int64[n, 3] region or -1 (mat)
+    res int64[n, 3]                 Wood, Food, Steel     fav int64[n, 4], nfav int64[n]
+    pl int64[n, N_PL]               per-seat counters (``PL_*``)
+    hand, pack, tmp int64[n, K]; nhand, npack int64[n]   hands and draft packs
+    deck, disc int64[C]             Viking piles (top = last)
+    giant, has_giant int64[R]       token values / presence; tokens int64[9]
+    rows int64[2, F]; fdeck int64[F]                      the two Favor rows
+    control, vill int64[R]; fury int64[2, 3] (row 1: never drained)
+    bt int64[n, N_BT]; ent int64[n, n, 3] (seat, card, Strength at play)   open battles
+    opts int64[MAX_OPTS, 3]; fig int64[n, 3]; ftmp int64[3]; sc int64[N_SC]; special int64[3, 2, 2]
+    infl, gr int64[n, R]: Influence and ground units, kept in step with every unit move
+    (``_add_settlers`` ...); control is checked again only after a move (``SC_CONTROL_STALE``);
+    fvals, cv, cand: a turn's
+    option values (``_prize_values``, ``_card_values``) and slay-candidate regions
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from vikingsim.core.cards import _draw, _shuffle
+from vikingsim.core.jit import jit
+from vikingsim.games.tevragnarok.policies import Param, PolicyKind
+from vikingsim.games.tevragnarok.rules import (
+    BOAT_INFLUENCE, CARD_COST, CARD_KIND, CARD_LEADER, CARD_NEED, CARD_RUNE, CARD_RUNEACT,
+    CARD_STRENGTH, CARRY_SETTLER_FOOD, CARRY_TEMPLE_STEEL, FOOD, JOKER, MAX_DEGREE,
+    MAX_FAVOR_HELD, N_ERAS, N_GIANTS, N_RUNES, N_VALKYRIES, SETTLER_INFLUENCE, SLAY_SETTLERS,
+    SLAY_SETTLERS_EINHERJAR, STEEL, STRENGTH_PER_UNIT, TEMPLE_INFLUENCE, VALKYRIE_INFLUENCE,
+    WOOD, CardKind, Leader, RuneAct, RuleSlot as S)
+
+FACE_UP, START, JOIN, SLAY = 0, 1, 2, 3
+# per-seat counters
+PL_SLAIN_N, PL_SLAIN_SUM, PL_VILLAGES, PL_LOST, PL_WON = 0, 1, 2, 3, 4
+PL_ERA0 = 5                                   # slays in Era e at PL_ERA0 + e
+N_PL = PL_ERA0 + N_ERAS
+MAT_SETTLERS, MAT_VALK = 0, 1
+# open battle: open flag, prize, row, end, entries
+BT_OPEN, BT_PRIZE, BT_ROW, BT_END, BT_N = 0, 1, 2, 3, 4
+N_BT = 5
+# game scalars
+SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, SC_FAVOR_MAX, \
+    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE = range(12)
+N_SC = 12
+MAX_HAND = 8
+MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
+
+
+class Cfg(NamedTuple):
+    ri: np.ndarray
+    adj: np.ndarray
+    rune: np.ndarray
+    dock: np.ndarray
+    villages: np.ndarray
+    giants: np.ndarray
+    island: np.ndarray
+    favor: np.ndarray
+    cards: np.ndarray
+    favor_rune: np.ndarray
+    raid_cost: np.ndarray
+    start_res: np.ndarray
+    rune_res: np.ndarray
+
+
+class State(NamedTuple):
+    settlers: np.ndarray
+    temples: np.ndarray
+    boats: np.ndarray
+    valk: np.ndarray
+    mat: np.ndarray
+    res: np.ndarray
+    fav: np.ndarray
+    nfav: np.ndarray
+    pl: np.ndarray
+    hand: np.ndarray
+    nhand: np.ndarray
+    pack: np.ndarray
+    npack: np.ndarray
+    tmp: np.ndarray
+    deck: np.ndarray
+    disc: np.ndarray
+    giant: np.ndarray
+    has_giant: np.ndarray
+    tokens: np.ndarray
+    rows: np.ndarray
+    fdeck: np.ndarray
+    control: np.ndarray
+    vill: np.ndarray
+    fury: np.ndarray
+    bt: np.ndarray
+    ent: np.ndarray
+    opts: np.ndarray
+    fig: np.ndarray
+    ftmp: np.ndarray
+    sc: np.ndarray
+    special: np.ndarray
+    infl: np.ndarray
+    gr: np.ndarray
+    fvals: np.ndarray
+    cv: np.ndarray
+    cand: np.ndarray
+
+
+class Out(NamedTuple):
+    winner: np.ndarray
+    score: np.ndarray
+    giant_points: np.ndarray
+    slays: np.ndarray
+    lost_battles: np.ndarray
+    won_battles: np.ndarray
+    valkyries: np.ndarray
+    islands: np.ndarray
+    favors: np.ndarray
+    villages: np.ndarray
+    temples: np.ndarray
+    boats: np.ndarray
+    resources: np.ndarray
+    settlers: np.ndarray
+    settlers_mat: np.ndarray
+    valkyries_mat: np.ndarray
+    slays_era: np.ndarray
+    fury: np.ndarray
+    fury_nodrain: np.ndarray
+    giants_left: np.ndarray
+    first_slayer: np.ndarray
+    first_loser: np.ndarray
+    res_max: np.ndarray
+    fury_min: np.ndarray
+    favor_max: np.ndarray
+    special_n: np.ndarray
+    special_sum: np.ndarray
+
+
+# ------------------------------------------------------------------ small helpers
+
+@jit(inline="always", nrt=False)
+def _rand(pol_rng, n):
+    return int(pol_rng.random() * n)
+
+
+@jit(inline="always", nrt=False)
+def _gain(cf, st, p, kind, k):
+    """§2.2: resources capped (start.resource_cap, 7)."""
+    cap = cf.ri[S.CAP]
+    v = st.res[p, kind] + k
+    st.res[p, kind] = cap if v > cap else v
+    if st.res[p, kind] > st.sc[SC_RES_MAX]:
+        st.sc[SC_RES_MAX] = st.res[p, kind]
+
+
+@jit(inline="always", nrt=False)
+def _moved(st):
+    """Units moved: control must be checked again."""
+    st.sc[SC_CONTROL_STALE] = 1
+
+
+@jit(inline="always", nrt=False)
+def _add_settlers(st, p, r, k):
+    """k Settlers more (or fewer) on region r, with their Influence and ground count (§2.4)."""
+    st.settlers[p, r] += k
+    st.infl[p, r] += SETTLER_INFLUENCE * k
+    st.gr[p, r] += k
+
+
+@jit(inline="always", nrt=False)
+def _add_temples(st, p, r, k):
+    st.temples[p, r] += k
+    st.infl[p, r] += TEMPLE_INFLUENCE * k
+    st.gr[p, r] += k
+
+
+@jit(inline="always", nrt=False)
+def _add_boats(cf, st, p, d, k):
+    """§3.2: a moored Boat counts for each region of its dock (a Boat is no ground unit)."""
+    st.boats[p, d] += k
+    st.infl[p, cf.dock[d, 0]] += BOAT_INFLUENCE * k
+    if cf.dock[d, 1] >= 0:
+        st.infl[p, cf.dock[d, 1]] += BOAT_INFLUENCE * k
+
+
+@jit(inline="always", nrt=False)
+def _set_valkyrie(st, p, g, r):
+    """§3.6: Valkyrie g of seat p to region r (2 Influence, a ground unit)."""
+    old = st.valk[p, g]
+    if old >= 0:
+        st.infl[p, old] -= VALKYRIE_INFLUENCE
+        st.gr[p, old] -= 1
+    st.valk[p, g] = r
+    st.infl[p, r] += VALKYRIE_INFLUENCE
+    st.gr[p, r] += 1
+
+
+@jit(inline="always", nrt=False)
+def _add_fury(st, g, k):
+    st.fury[0, g] += k
+    st.fury[1, g] += k
+
+
+@jit(inline="always", nrt=False)
+def _deployed(st, p):
+    n = 0
+    for g in range(N_VALKYRIES):
+        if st.valk[p, g] >= 0:
+            n += 1
+    return n
+
+
+@jit(inline="always", nrt=False)
+def _valk_in(st, p, r):
+    n = 0
+    for g in range(N_VALKYRIES):
+        if st.valk[p, g] == r:
+            n += 1
+    return n
+
+
+@jit(inline="always", nrt=False)
+def _adjacent(cf, a, b):
+    for j in range(MAX_DEGREE):
+        if cf.adj[a, j] == b:
+            return True
+    return False
+
+
+@jit(inline="always", nrt=False)
+def _serves(cf, d, r):
+    return cf.dock[d, 0] == r or cf.dock[d, 1] == r
+
+
+@jit(nrt=False)
+def _influence_all(cf, st):
+    """§2.4, §3.2, §3.6 for every seat and region at once, into ``st.infl`` (Settler 1,
+    Temple 4, moored Boat 2 per region of its dock, Valkyrie 2) and ``st.gr`` (ground units:
+    Settlers, Temples, Valkyries; a Boat is not on the ground). A full count: the game keeps
+    both in step move by move; tests call it after setting a position by hand."""
+    n, R = st.settlers.shape[0], cf.rune.shape[0]
+    for p in range(n):
+        for r in range(R):
+            st.infl[p, r] = (SETTLER_INFLUENCE * st.settlers[p, r]
+                             + TEMPLE_INFLUENCE * st.temples[p, r])
+            st.gr[p, r] = st.settlers[p, r] + st.temples[p, r]
+        for d in range(cf.dock.shape[0]):
+            b = st.boats[p, d]
+            if b > 0:
+                st.infl[p, cf.dock[d, 0]] += BOAT_INFLUENCE * b
+                if cf.dock[d, 1] >= 0:
+                    st.infl[p, cf.dock[d, 1]] += BOAT_INFLUENCE * b
+        for g in range(N_VALKYRIES):
+            r = st.valk[p, g]
+            if r >= 0:
+                st.infl[p, r] += VALKYRIE_INFLUENCE
+                st.gr[p, r] += 1
+
+
+@jit(nrt=False)
+def _ground(st, p, r):
+    return st.settlers[p, r] + st.temples[p, r] + _valk_in(st, p, r) > 0
+
+
+@jit(nrt=False)
+def _update_control(cf, st):
+    """§2.4, §3.6: a unique most-Influence player with ground units takes the Rune (+1 Fury);
+    a holder without ground units and no such challenger returns it."""
+    if st.sc[SC_CONTROL_STALE] == 0:
+        return                                   # idempotent: nothing moved since the last check
+    st.sc[SC_CONTROL_STALE] = 0
+    n = st.settlers.shape[0]
+    for r in range(cf.rune.shape[0]):
+        best, best_seat, tie = -1, -1, False
+        for p in range(n):
+            if st.gr[p, r] == 0:
+                continue
+            x = st.infl[p, r]
+            if x > best:
+                best, best_seat, tie = x, p, False
+            elif x == best:
+                tie = True
+        holder = st.control[r]
+        if best_seat >= 0 and not tie:
+            if best_seat != holder:
+                st.control[r] = best_seat
+                _add_fury(st, cf.rune[r], 1)
+        elif holder >= 0 and st.gr[holder, r] == 0:
+            st.control[r] = -1
+
+
+@jit(inline="always", nrt=False)
+def _rank_index(f, g):
+    """§2.6: 0 = rank 1; tied gods take the lower value."""
+    k = 0
+    for h in range(N_RUNES):
+        if h != g and f[h] >= f[g]:
+            k += 1
+    return k
+
+
+@jit(nrt=False)
+def _rune_points(cf, st, p, f):
+    pts = 0
+    for r in range(cf.rune.shape[0]):
+        if st.control[r] == p:
+            pts += cf.island[_rank_index(f, cf.rune[r])]
+    for i in range(st.nfav[p]):
+        pts += cf.favor[_rank_index(f, cf.favor_rune[st.fav[p, i]])]
+    return pts
+
+
+@jit(nrt=False)
+def _points_with(cf, st, p, g):
+    """Rune points if god g had 1 more Fury."""
+    for h in range(N_RUNES):
+        st.ftmp[h] = st.fury[0, h] + (1 if h == g else 0)
+    return _rune_points(cf, st, p, st.ftmp)
+
+
+@jit(nrt=False)
+def _best_fury_rune(cf, st, p):
+    base = _rune_points(cf, st, p, st.fury[0])
+    best, best_g = -1e300, 0
+    for g in range(N_RUNES):
+        v = _points_with(cf, st, p, g) - base
+        if v > best:
+            best, best_g = v, g
+    return best_g
+
+
+@jit(inline="always", nrt=False)
+def _strength(cf, st, p, card):
+    """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain."""
+    kind = cf.cards[card, CARD_KIND]
+    if kind == CardKind.VALKYRIE:
+        return STRENGTH_PER_UNIT * _deployed(st, p)
+    if kind == CardKind.EINHERJAR:
+        return STRENGTH_PER_UNIT * st.pl[p, PL_SLAIN_N]
+    return cf.cards[card, CARD_STRENGTH]
+
+
+@jit(inline="always", nrt=False)
+def _slay_need(cf, card):
+    """§3.3 SEED: 3 Settlers, 2 with an Einherjar card."""
+    if cf.cards[card, CARD_KIND] == CardKind.EINHERJAR:
+        return SLAY_SETTLERS_EINHERJAR
+    return SLAY_SETTLERS
+
+
+@jit(inline="always", nrt=False)
+def _can_slay(cf, st, p, card, r):
+    """§3.3 SEED: a Giant, the Settlers and a Valkyrie in r (a Valkyrie card stands in for it)."""
+    if st.has_giant[r] == 0 or st.settlers[p, r] < _slay_need(cf, card):
+        return False
+    return cf.cards[card, CARD_KIND] == CardKind.VALKYRIE or _valk_in(st, p, r) > 0
+
+
+@jit(inline="always", nrt=False)
+def _face_up_ok(cf, st, p, card):
+    """§3.5 SEED: Einherjar need a Giant slain; Valkyrie cards Valkyries deployed (§6.3)."""
+    kind = cf.cards[card, CARD_KIND]
+    if kind == CardKind.EINHERJAR:
+        return st.pl[p, PL_SLAIN_N] >= 1
+    if kind == CardKind.VALKYRIE:
+        dep = _deployed(st, p)
+        if cf.ri[S.VALK_CONDITION_ONE_OR_TWO]:
+            return dep >= 1 and dep <= 2
+        return dep >= cf.cards[card, CARD_NEED]
+    return True
+
+
+@jit(nrt=False)
+def _rune_ok(cf, st, p, card):
+    """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes."""
+    if not _face_up_ok(cf, st, p, card):
+        return False
+    for h in range(N_RUNES):
+        st.ftmp[h] = 0
+    for r in range(cf.rune.shape[0]):
+        if st.control[r] == p:
+            st.ftmp[cf.rune[r]] += 1
+    g = cf.cards[card, CARD_RUNE]
+    held = 0
+    if g == JOKER:
+        for h in range(N_RUNES):
+            if st.ftmp[h] > held:
+                held = st.ftmp[h]
+    else:
+        held = st.ftmp[g]
+    return 1 + held >= cf.ri[S.RUNE_ACTION_RUNES]
+
+
+# ------------------------------------------------------------------ policy values (§4.7)
+
+@jit(nrt=False)
+def _focus(cf, st, p, kind, prm, pol_rng):
+    """Focus region: an unheld Rune's value, less half the Influence gap to the strongest
+    rival, plus giant_weight on a Giant; random_legal: uniform (one policy draw)."""
+    R = cf.rune.shape[0]
+    if kind == PolicyKind.RANDOM_LEGAL:
+        return _rand(pol_rng, R)
+    n = st.settlers.shape[0]
+    best, best_r = -1e300, 0
+    for r in range(R):
+        own = st.infl[p, r]
+        rival = 0
+        for q in range(n):
+            if q != p and st.infl[q, r] > rival:
+                rival = st.infl[q, r]
+        v = 0.0
+        if st.control[r] != p:
+            v += cf.island[_rank_index(st.fury[0], cf.rune[r])]
+        v -= 0.5 * max(0, rival - own)
+        if st.has_giant[r]:
+            v += prm[Param.GIANT_WEIGHT]
+        if v > best:
+            best, best_r = v, r
+    return best_r
+
+
+@jit(nrt=False)
+def _favor_value(cf, st, p, f):
+    v = float(cf.favor[_rank_index(st.fury[0], cf.favor_rune[f])])
+    if st.nfav[p] >= MAX_FAVOR_HELD:
+        lo = 1 << 30
+        for i in range(st.nfav[p]):
+            x = cf.favor[_rank_index(st.fury[0], cf.favor_rune[st.fav[p, i]])]
+            if x < lo:
+                lo = x
+        v -= lo
+    return v
+
+
+@jit(nrt=False)
+def _slay_value(cf, st, p, card, prm):
+    g = cf.cards[card, CARD_RUNE]
+    if g == JOKER:
+        g = _best_fury_rune(cf, st, p)
+    after = _points_with(cf, st, p, g)
+    ev = (cf.ri[S.POOL_SUM] - st.pl[p, PL_SLAIN_SUM]) / (N_GIANTS - st.pl[p, PL_SLAIN_N])
+    return (ev + after - _rune_points(cf, st, p, st.fury[0])
+            - prm[Param.SETTLER_VALUE] * _slay_need(cf, card))
+
+
+@jit(nrt=False)
+def _card_values(cf, st, p, prm):
+    """Per card in hand, what its options' values share (§4.7): the face-up value, and for a
+    battle the win chance p, the loss value and whether its Steel can be paid."""
+    for i in range(st.nhand[p]):
+        card = st.hand[p, i]
+        n = 0
+        if _face_up_ok(cf, st, p, card):
+            n += 1
+        if _rune_ok(cf, st, p, card):
+            n += 1
+        st.cv[i, 0] = prm[Param.FACE_UP_VALUE] * n
+        s = _strength(cf, st, p, card)
+        st.cv[i, 1] = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
+        lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE]
+        g = cf.cards[card, CARD_RUNE]
+        if (g == JOKER and _deployed(st, p) < N_VALKYRIES) or (g != JOKER and st.valk[p, g] < 0):
+            lose += prm[Param.VALKYRIE_VALUE]
+        st.cv[i, 2] = lose
+        st.cv[i, 3] = 1.0 if st.res[p, STEEL] >= cf.cards[card, CARD_COST] else 0.0
+
+
+@jit(nrt=False)
+def _option_value(cf, st, p, i, use, x, prm):
+    """One option's value from ``_card_values`` and ``_prize_values`` (§4.7)."""
+    if use == FACE_UP:
+        return st.cv[i, 0]
+    if use == START or use == JOIN:
+        if st.cv[i, 3] == 0.0:
+            return 0.0                                   # §2.5: could not take part
+        fval = st.fvals[x] if use == START else st.fvals[4 + x]
+        pw = st.cv[i, 1]
+        win = fval + cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
+        return pw * win + (1.0 - pw) * st.cv[i, 2]
+    return _slay_value(cf, st, p, st.hand[p, i], prm)
+
+
+@jit(nrt=False)
+def _prize_values(cf, st, p):
+    """Favor value of every available prize (row ends 0..3, open battles 4 + starter)."""
+    for x in range(4):
+        row, end = x // 2, x % 2
+        nrow = st.sc[SC_NROW0 + row]
+        if nrow > 0:
+            prize = st.rows[row, 0] if end == 0 else st.rows[row, nrow - 1]
+            st.fvals[x] = _favor_value(cf, st, p, prize)
+    for s in range(st.settlers.shape[0]):
+        if st.bt[s, BT_OPEN]:
+            st.fvals[4 + s] = _favor_value(cf, st, p, st.bt[s, BT_PRIZE])
+
+
+@jit(inline="always", nrt=False)
+def _joined(st, p, s):
+    for j in range(st.bt[s, BT_N]):
+        if st.ent[s, j, 0] == p:
+            return True
+    return False
+
+
+@jit(nrt=False)
+def _options(cf, st, p, kind):
+    """The fixed option list (§4.7) into ``st.opts``; returns its length."""
+    n = st.settlers.shape[0]
+    nc = 0                                       # regions where some card could slay
+    if kind != PolicyKind.NO_GIANTS:
+        for r in range(cf.rune.shape[0]):
+            if st.has_giant[r] and st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR:
+                st.cand[nc] = r
+                nc += 1
+    k = 0
+    for i in range(st.nhand[p]):
+        card = st.hand[p, i]
+        st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, FACE_UP, 0
+        k += 1
+        if st.bt[p, BT_OPEN] == 0:
+            for row in range(2):
+                if st.sc[SC_NROW0 + row] > 0:
+                    for end in range(2):
+                        st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, START, 2 * row + end
+                        k += 1
+        for s in range(n):
+            if s != p and st.bt[s, BT_OPEN] == 1 and not _joined(st, p, s):
+                st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, JOIN, s
+                k += 1
+        for t in range(nc):
+            r = st.cand[t]
+            if _can_slay(cf, st, p, card, r):
+                st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, SLAY, r
+                k += 1
+    return k
+
+
+@jit(nrt=False)
+def _choose(cf, st, p, kind, prm, pol_rng):
+    """§4.5: random_legal uniform; giant_hunter the first slay; else the best value (first
+    on ties). Returns the option's row in ``st.opts``."""
+    k = _options(cf, st, p, kind)
+    if kind == PolicyKind.RANDOM_LEGAL:
+        return _rand(pol_rng, k)
+    if kind == PolicyKind.GIANT_HUNTER:
+        for j in range(k):
+            if st.opts[j, 1] == SLAY:
+                return j
+    _prize_values(cf, st, p)
+    _card_values(cf, st, p, prm)
+    best, best_j = -1e300, 0
+    for j in range(k):
+        v = _option_value(cf, st, p, st.opts[j, 0], st.opts[j, 1], st.opts[j, 2], prm)
+        if v > best:
+            best, best_j = v, j
+    return best_j
+
+
+# ------------------------------------------------------------------ draft (§2.1, §4.7)
+
+@jit(inline="always", nrt=False)
+def _draw_card(st, dice_rng):
+    card, nd, nc = _draw(st.deck, st.sc[SC_NDECK], st.disc, st.sc[SC_NDISC], dice_rng)
+    st.sc[SC_NDECK], st.sc[SC_NDISC] = nd, nc
+    return card
+
+
+@jit(inline="always", nrt=False)
+def _discard(st, card):
+    st.disc[st.sc[SC_NDISC]] = card
+    st.sc[SC_NDISC] += 1
+
+
+@jit(nrt=False)
+def _pick(cf, st, p, kind, prm, pol_rng):
+    m = st.npack[p]
+    if kind == PolicyKind.RANDOM_LEGAL:
+        return _rand(pol_rng, m)
+    best, best_j = -1e300, 0
+    for j in range(m):
+        c = st.pack[p, j]
+        v = _strength(cf, st, p, c) + prm[Param.SPECIAL_BONUS] * (cf.cards[c, CARD_KIND]
+                                                                 != CardKind.BASE)
+        if v > best:
+            best, best_j = v, j
+    return best_j
+
+
+@jit(nrt=False)
+def _draft(cf, st, kinds, params, dice_rng, pol_rng):
+    n, k = st.settlers.shape[0], cf.ri[S.DRAFT]
+    for p in range(n):
+        for j in range(k):
+            st.pack[p, j] = _draw_card(st, dice_rng)
+        st.npack[p] = k
+    for _ in range(k):
+        for p in range(n):
+            j = _pick(cf, st, p, kinds[p], params[p], pol_rng)
+            st.hand[p, st.nhand[p]] = st.pack[p, j]
+            st.nhand[p] += 1
+            for t in range(j, st.npack[p] - 1):
+                st.pack[p, t] = st.pack[p, t + 1]
+            st.npack[p] -= 1
+        for p in range(n):                       # pass to the left: seat p gets p-1's pack
+            for t in range(st.npack[p]):
+                st.tmp[(p + 1) % n, t] = st.pack[p, t]
+        for p in range(n):
+            for t in range(st.npack[p]):
+                st.pack[p, t] = st.tmp[p, t]
+
+
+# ------------------------------------------------------------------ leader actions
+
+@jit(nrt=False)
+def _sail(cf, st, p, f):
+    """§2.3, §3.2: a Boat to the first dock serving f (mat first), Settlers at 1 Food each."""
+    _moved(st)
+    dock = 0
+    for d in range(cf.dock.shape[0]):
+        if _serves(cf, d, f):
+            dock = d
+            break
+    moored = 0
+    for d in range(cf.dock.shape[0]):
+        moored += st.boats[p, d]
+    if moored >= cf.ri[S.BOATS]:
+        for d in range(cf.dock.shape[0]):
+            if st.boats[p, d] > 0:
+                _add_boats(cf, st, p, d, -1)
+                break
+    _add_boats(cf, st, p, dock, 1)
+    k = min(cf.ri[S.SAIL], st.res[p, FOOD], st.mat[p, MAT_SETTLERS])
+    st.res[p, FOOD] -= k
+    _add_settlers(st, p, f, k)
+    st.mat[p, MAT_SETTLERS] -= k
+
+
+@jit(nrt=False)
+def _harvest(cf, st, p):
+    """§2.3, §3.6: the scarcest kind, plus each deployed Valkyrie's bonus."""
+    kind = 0
+    for h in range(1, 3):
+        if st.res[p, h] < st.res[p, kind]:
+            kind = h
+    _gain(cf, st, p, kind, cf.ri[S.HARVEST])
+    for g in range(N_VALKYRIES):
+        if st.valk[p, g] >= 0:
+            _gain(cf, st, p, cf.rune_res[g], cf.ri[S.VALK_BONUS])
+
+
+@jit(nrt=False)
+def _carry(cf, st, p, f):
+    """§3.6 SEED: a neighbouring Valkyrie flies to f carrying a Settler (1 Food) or else a
+    Temple (3 Steel; §3.4 SEED not into a Giant's region). False when none can carry."""
+    for g in range(N_VALKYRIES):
+        a = st.valk[p, g]
+        if a < 0 or not _adjacent(cf, f, a):
+            continue
+        if st.settlers[p, a] > 0 and st.res[p, FOOD] >= CARRY_SETTLER_FOOD:
+            st.res[p, FOOD] -= CARRY_SETTLER_FOOD
+            _add_settlers(st, p, a, -1)
+            _add_settlers(st, p, f, 1)
+        elif (st.temples[p, a] > 0 and st.res[p, STEEL] >= CARRY_TEMPLE_STEEL
+              and st.has_giant[f] == 0):
+            st.res[p, STEEL] -= CARRY_TEMPLE_STEEL
+            _add_temples(st, p, a, -1)
+            _add_temples(st, p, f, 1)
+        else:
+            continue
+        _set_valkyrie(st, p, g, f)
+        return True
+    return False
+
+
+@jit(nrt=False)
+def _explore(cf, st, p, f):
+    """§2.3, §3.2, §3.6 into f, the first that applies: a Valkyrie carrying; a neighbour's
+    Settler; a neighbouring Valkyrie alone; a neighbour's Temple unless a Giant is in f."""
+    _moved(st)
+    if _carry(cf, st, p, f):
+        return
+    for j in range(MAX_DEGREE):
+        a = cf.adj[f, j]
+        if a >= 0 and st.settlers[p, a] > 0:
+            _add_settlers(st, p, a, -1)
+            _add_settlers(st, p, f, 1)
+            return
+    for g in range(N_VALKYRIES):
+        a = st.valk[p, g]
+        if a >= 0 and _adjacent(cf, f, a):
+            _set_valkyrie(st, p, g, f)
+            return
+    if st.has_giant[f] == 0:
+        for j in range(MAX_DEGREE):
+            a = cf.adj[f, j]
+            if a >= 0 and st.temples[p, a] > 0:
+                _add_temples(st, p, a, -1)
+                _add_temples(st, p, f, 1)
+                return
+
+
+@jit(nrt=False)
+def _built(cf, st, p):
+    n = 0
+    for r in range(cf.rune.shape[0]):
+        n += st.temples[p, r]
+    return n
+
+
+@jit(nrt=False)
+def _build(cf, st, p, f):
+    """§2.3, §3.4 SEED: a Temple by a Settler where no Giant stands (f first)."""
+    _moved(st)
+    if _built(cf, st, p) >= cf.ri[S.TEMPLES] or st.res[p, WOOD] < cf.ri[S.TEMPLE_WOOD]:
+        return
+    R = cf.rune.shape[0]
+    for t in range(R + 1):
+        r = f if t == 0 else t - 1
+        if st.settlers[p, r] > 0 and st.has_giant[r] == 0:
+            st.res[p, WOOD] -= cf.ri[S.TEMPLE_WOOD]
+            _add_temples(st, p, r, 1)
+            return
+
+
+@jit(nrt=False)
+def _leader(cf, st, p, card, f):
+    act = cf.cards[card, CARD_LEADER]
+    if act == Leader.SAIL:
+        _sail(cf, st, p, f)
+    elif act == Leader.HARVEST:
+        _harvest(cf, st, p)
+    elif act == Leader.EXPLORE:
+        _explore(cf, st, p, f)
+    else:
+        _build(cf, st, p, f)
+
+
+# ------------------------------------------------------------------ rune actions
+
+@jit(nrt=False)
+def _smite(cf, st, p, f):
+    """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there."""
+    _moved(st)
+    n, R = st.settlers.shape[0], cf.rune.shape[0]
+    for t in range(R + 1):
+        r = f if t == 0 else t - 1
+        best, best_q = 0, -1
+        for q in range(n):
+            if q != p and st.settlers[q, r] > best:
+                best, best_q = st.settlers[q, r], q
+        if best_q >= 0:
+            _add_settlers(st, best_q, r, -1)
+            st.mat[best_q, MAT_SETTLERS] += 1
+            return
+
+
+@jit(nrt=False)
+def _attack(cf, st, p, f):
+    """§2.3, §3.6: where the player's Settlers outnumber every rival's (Valkyries never
+    count) and a rival has one, each rival there loses one (f first)."""
+    _moved(st)
+    n, R = st.settlers.shape[0], cf.rune.shape[0]
+    for t in range(R + 1):
+        r = f if t == 0 else t - 1
+        any_rival, ok = False, True
+        for q in range(n):
+            if q != p:
+                if st.settlers[q, r] > 0:
+                    any_rival = True
+                if st.settlers[p, r] <= st.settlers[q, r]:
+                    ok = False
+        if any_rival and ok:
+            for q in range(n):
+                if q != p and st.settlers[q, r] > 0:
+                    _add_settlers(st, q, r, -1)
+                    st.mat[q, MAT_SETTLERS] += 1
+            return
+
+
+@jit(nrt=False)
+def _raid(cf, st, p, f, free):
+    """§2.3 by a moored Boat for the Era's Steel; §3.5 SEED free where a unit stands."""
+    cost = 0 if free else cf.raid_cost[st.sc[SC_ERA]]
+    if st.res[p, STEEL] < cost:
+        return
+    R = cf.rune.shape[0]
+    for t in range(R + 1):
+        r = f if t == 0 else t - 1
+        if st.vill[r] == 0:
+            continue
+        ok = False
+        if free:
+            ok = _ground(st, p, r)
+        else:
+            for d in range(cf.dock.shape[0]):
+                if st.boats[p, d] > 0 and _serves(cf, d, r):
+                    ok = True
+        if ok:
+            st.res[p, STEEL] -= cost
+            st.vill[r] -= 1
+            st.pl[p, PL_VILLAGES] += 1
+            return
+
+
+@jit(nrt=False)
+def _exchange(cf, st, p):
+    hi, lo = 0, 0
+    for h in range(1, 3):
+        if st.res[p, h] > st.res[p, hi]:
+            hi = h
+        if st.res[p, h] < st.res[p, lo]:
+            lo = h
+    if hi == lo:
+        return
+    k = min(cf.ri[S.EXCHANGE], st.res[p, hi])
+    st.res[p, hi] -= k
+    _gain(cf, st, p, lo, k)
+
+
+@jit(nrt=False)
+def _move_giant_between(st, a, b):
+    st.giant[b], st.has_giant[b] = st.giant[a], 1
+    st.giant[a], st.has_giant[a] = 0, 0
+
+
+@jit(nrt=False)
+def _move_giant(cf, st, p, f, prm):
+    """§3.5 SEED to a neighbour without a Giant: hunters pull one into f, others push f's out."""
+    if prm[Param.GIANT_WEIGHT] > 0:
+        if st.has_giant[f]:
+            return
+        for j in range(MAX_DEGREE):
+            a = cf.adj[f, j]
+            if a >= 0 and st.has_giant[a]:
+                _move_giant_between(st, a, f)
+                return
+    elif st.has_giant[f]:
+        for j in range(MAX_DEGREE):
+            a = cf.adj[f, j]
+            if a >= 0 and st.has_giant[a] == 0:
+                _move_giant_between(st, f, a)
+                return
+
+
+@jit(nrt=False)
+def _rune_action(cf, st, p, card, f, prm):
+    act = cf.cards[card, CARD_RUNEACT]
+    if act == RuneAct.SMITE:
+        _smite(cf, st, p, f)
+    elif act == RuneAct.ATTACK:
+        _attack(cf, st, p, f)
+    elif act == RuneAct.RAID:
+        _raid(cf, st, p, f, False)
+    elif act == RuneAct.EXCHANGE:
+        _exchange(cf, st, p)
+    elif act == RuneAct.MOVE_GIANT:
+        _move_giant(cf, st, p, f, prm)
+    else:
+        _raid(cf, st, p, f, True)
+
+
+@jit(nrt=False)
+def _face_up(cf, st, p, card, kind, prm, pol_rng):
+    f = _focus(cf, st, p, kind, prm, pol_rng)
+    if _face_up_ok(cf, st, p, card):
+        ok_rune = _rune_ok(cf, st, p, card)
+        _leader(cf, st, p, card, f)
+        _update_control(cf, st)
+        if ok_rune:
+            _rune_action(cf, st, p, card, f, prm)
+            _update_control(cf, st)
+    _discard(st, card)
+
+
+@jit(nrt=False)
+def _slay(cf, st, p, card, r, kind, pol_rng):
+    """§3.3 SEED: sacrifice, take the hidden Giant, +1 Fury to the card's god, no Boon."""
+    _moved(st)
+    need = _slay_need(cf, card)
+    _add_settlers(st, p, r, -need)
+    st.mat[p, MAT_SETTLERS] += need
+    st.pl[p, PL_SLAIN_N] += 1
+    st.pl[p, PL_SLAIN_SUM] += st.giant[r]
+    st.giant[r], st.has_giant[r] = 0, 0
+    g = cf.cards[card, CARD_RUNE]
+    if g == JOKER:
+        if kind == PolicyKind.RANDOM_LEGAL:
+            g = _rand(pol_rng, N_RUNES)
+        else:
+            g = _best_fury_rune(cf, st, p)
+    _add_fury(st, g, 1)
+    st.pl[p, PL_ERA0 + st.sc[SC_ERA]] += 1
+    if st.sc[SC_FIRST_SLAYER] < 0:
+        st.sc[SC_FIRST_SLAYER] = p
+    _discard(st, card)
+    _update_control(cf, st)
+
+
+# ------------------------------------------------------------------ battles (§2.5, §3.5)
+
+@jit(nrt=False)
+def _return_prize(st, row, end, f):
+    n = st.sc[SC_NROW0 + row]
+    if end == 0:
+        for t in range(n, 0, -1):
+            st.rows[row, t] = st.rows[row, t - 1]
+        st.rows[row, 0] = f
+    else:
+        st.rows[row, n] = f
+    st.sc[SC_NROW0 + row] = n + 1
+
+
+@jit(nrt=False)
+def _take_prize(st, row, end):
+    n = st.sc[SC_NROW0 + row]
+    if end == 0:
+        f = st.rows[row, 0]
+        for t in range(n - 1):
+            st.rows[row, t] = st.rows[row, t + 1]
+    else:
+        f = st.rows[row, n - 1]
+    st.sc[SC_NROW0 + row] = n - 1
+    return f
+
+
+@jit(nrt=False)
+def _win(cf, st, p, s):
+    """§2.5: keep the Favor card (a 4th sends the least valuable back), collect the bag."""
+    prize = st.bt[s, BT_PRIZE]
+    st.pl[p, PL_WON] += 1
+    st.fav[p, st.nfav[p]] = prize
+    st.nfav[p] += 1
+    if st.nfav[p] > MAX_FAVOR_HELD:
+        lo, lo_i = 1 << 30, 0
+        for i in range(st.nfav[p]):
+            x = cf.favor[_rank_index(st.fury[0], cf.favor_rune[st.fav[p, i]])]
+            if x < lo:
+                lo, lo_i = x, i
+        back = st.fav[p, lo_i]
+        for i in range(lo_i, st.nfav[p] - 1):
+            st.fav[p, i] = st.fav[p, i + 1]
+        st.nfav[p] -= 1
+        _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], back)
+    if st.nfav[p] > st.sc[SC_FAVOR_MAX]:
+        st.sc[SC_FAVOR_MAX] = st.nfav[p]
+    _gain(cf, st, p, cf.rune_res[cf.favor_rune[prize]], cf.ri[S.FAVOR_BAG])
+
+
+@jit(nrt=False)
+def _lose(cf, st, p, card, kind, prm, pol_rng):
+    """§2.5 Boon and +1 Fury of the card's god (Joker: one chosen Rune, §3.5); §3.6 SEED the
+    Valkyrie of that Rune, if on the mat, is deployed."""
+    st.pl[p, PL_LOST] += 1
+    if st.sc[SC_FIRST_LOSER] < 0:
+        st.sc[SC_FIRST_LOSER] = p
+    g = cf.cards[card, CARD_RUNE]
+    if g == JOKER:
+        if kind == PolicyKind.RANDOM_LEGAL:
+            g = _rand(pol_rng, N_RUNES)
+        else:
+            g = -1
+            for h in range(N_RUNES):
+                if st.valk[p, h] < 0:
+                    g = h
+                    break
+            if g < 0:
+                g = _best_fury_rune(cf, st, p)
+    _gain(cf, st, p, cf.rune_res[g], cf.ri[S.BOON])
+    _add_fury(st, g, 1)
+    if st.valk[p, g] < 0:
+        if kind == PolicyKind.RANDOM_LEGAL:
+            r = _rand(pol_rng, cf.rune.shape[0])
+        else:
+            r = _focus(cf, st, p, kind, prm, pol_rng)
+        _set_valkyrie(st, p, g, r)
+        st.mat[p, MAT_VALK] -= 1
+        _moved(st)
+        _update_control(cf, st)
+
+
+@jit(nrt=False)
+def _invader_strength(cf, st, inv):
+    """§2.5 the Invaders' card: its Strength (a Valkyrie or Einherjar card: the parameter)
+    plus invader_growth per earlier Invader card of the Era (assumption)."""
+    if cf.cards[inv, CARD_KIND] == CardKind.BASE:
+        si = cf.cards[inv, CARD_STRENGTH]
+    else:
+        si = cf.ri[S.INVADER_SPECIAL]
+    return si + cf.ri[S.INVADER_GROWTH] * st.sc[SC_INVADERS]
+
+
+@jit(nrt=False)
+def _pay_fighters(cf, st, s):
+    """§2.5: each entry pays its Steel or takes no part; Strength at resolution (§6.2; in
+    this model it always equals the Strength at play, §4.7). Fighters into ``st.fig``."""
+    nf = 0
+    for j in range(st.bt[s, BT_N]):
+        p, card = st.ent[s, j, 0], st.ent[s, j, 1]
+        cost = cf.cards[card, CARD_COST]
+        if st.res[p, STEEL] >= cost:
+            st.res[p, STEEL] -= cost
+            x = _strength(cf, st, p, card)           # §6.2 DEFAULT: counted at resolution
+            st.fig[nf, 0], st.fig[nf, 1], st.fig[nf, 2] = p, card, x
+            nf += 1
+            kind = cf.cards[card, CARD_KIND]
+            if kind != CardKind.BASE:
+                st.special[st.sc[SC_ERA], kind - 1, 0] += 1
+                st.special[st.sc[SC_ERA], kind - 1, 1] += x
+    return nf
+
+
+@jit(nrt=False)
+def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
+    """§2.5: highest Strength wins, ties lose, a lone fighter meets the Invaders."""
+    st.bt[s, BT_OPEN] = 0
+    nf = _pay_fighters(cf, st, s)
+    win_j, lose_all = -1, False
+    if nf == 1:
+        inv = _draw_card(st, dice_rng)
+        si = _invader_strength(cf, st, inv)
+        st.sc[SC_INVADERS] += 1
+        _discard(st, inv)
+        if st.fig[0, 2] > si:
+            win_j = 0
+            _win(cf, st, st.fig[0, 0], s)
+            if cf.cards[inv, CARD_RUNE] != JOKER:
+                _add_fury(st, cf.cards[inv, CARD_RUNE], 1)
+        else:
+            lose_all = True
+    elif nf >= 2:
+        top, n_top = -1, 0
+        for j in range(nf):
+            if st.fig[j, 2] > top:
+                top, n_top, win_j = st.fig[j, 2], 1, j
+            elif st.fig[j, 2] == top:
+                n_top += 1
+        if n_top == 1:
+            _win(cf, st, st.fig[win_j, 0], s)
+        else:
+            win_j, lose_all = -1, True
+    if win_j < 0:
+        _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], st.bt[s, BT_PRIZE])
+    if win_j >= 0 or lose_all:
+        for j in range(nf):
+            if j != win_j:
+                p = st.fig[j, 0]
+                _lose(cf, st, p, st.fig[j, 1], kinds[p], params[p], pol_rng)
+    for j in range(st.bt[s, BT_N]):
+        _discard(st, st.ent[s, j, 1])
+    _update_control(cf, st)
+
+
+@jit(nrt=False)
+def _start(cf, st, p, card, code):
+    row, end = code // 2, code % 2
+    st.bt[p, BT_PRIZE] = _take_prize(st, row, end)
+    st.bt[p, BT_OPEN], st.bt[p, BT_ROW], st.bt[p, BT_END], st.bt[p, BT_N] = 1, row, end, 1
+    st.ent[p, 0, 0], st.ent[p, 0, 1], st.ent[p, 0, 2] = p, card, _strength(cf, st, p, card)
+
+
+@jit(nrt=False)
+def _join(cf, st, p, card, s):
+    j = st.bt[s, BT_N]
+    st.ent[s, j, 0], st.ent[s, j, 1], st.ent[s, j, 2] = p, card, _strength(cf, st, p, card)
+    st.bt[s, BT_N] = j + 1
+
+
+# ------------------------------------------------------------------ turns, Eras, game
+
+@jit(nrt=False)
+def _turn(cf, st, p, kinds, params, dice_rng, pol_rng):
+    """§2.5 the player's own battle resolves first; then one card is played (§2.3, §3.3)."""
+    if st.bt[p, BT_OPEN]:
+        _resolve(cf, st, p, kinds, params, dice_rng, pol_rng)
+    kind, prm = kinds[p], params[p]
+    j = _choose(cf, st, p, kind, prm, pol_rng)
+    i, use, x = st.opts[j, 0], st.opts[j, 1], st.opts[j, 2]
+    card = st.hand[p, i]
+    for t in range(i, st.nhand[p] - 1):
+        st.hand[p, t] = st.hand[p, t + 1]
+    st.nhand[p] -= 1
+    if use == FACE_UP:
+        _face_up(cf, st, p, card, kind, prm, pol_rng)
+    elif use == START:
+        _start(cf, st, p, card, x)
+    elif use == JOIN:
+        _join(cf, st, p, card, x)
+    else:
+        _slay(cf, st, p, card, x, kind, pol_rng)
+
+
+@jit(nrt=False)
+def _cleanup(cf, st):
+    """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below 0)."""
+    if cf.ri[S.GIANT_DRAIN]:
+        for r in range(cf.rune.shape[0]):
+            if st.has_giant[r]:
+                g = cf.rune[r]
+                st.fury[0, g] = max(0, st.fury[0, g] - 1)
+                if st.fury[0, g] < st.sc[SC_FURY_MIN]:
+                    st.sc[SC_FURY_MIN] = st.fury[0, g]
+
+
+@jit(nrt=False)
+def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
+    n = st.settlers.shape[0]
+    st.sc[SC_INVADERS] = 0
+    _draft(cf, st, kinds, params, dice_rng, pol_rng)
+    first = st.sc[SC_ERA] % n
+    for _ in range(cf.ri[S.DRAFT]):
+        for i in range(n):
+            _turn(cf, st, (first + i) % n, kinds, params, dice_rng, pol_rng)
+    for i in range(n):
+        s = (first + i) % n
+        if st.bt[s, BT_OPEN]:
+            if cf.ri[S.LAST_BATTLES_RESOLVE]:
+                _resolve(cf, st, s, kinds, params, dice_rng, pol_rng)
+            else:
+                st.bt[s, BT_OPEN] = 0
+                _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], st.bt[s, BT_PRIZE])
+                for j in range(st.bt[s, BT_N]):
+                    _discard(st, st.ent[s, j, 1])
+    _cleanup(cf, st)
+
+
+@jit(nrt=False)
+def _reset(cf, st):
+    _moved(st)
+    n, R = st.settlers.shape[0], cf.rune.shape[0]
+    for p in range(n):
+        for r in range(R):
+            st.settlers[p, r] = 0
+            st.temples[p, r] = 0
+            st.infl[p, r] = 0
+            st.gr[p, r] = 0
+        for d in range(cf.dock.shape[0]):
+            st.boats[p, d] = 0
+        for g in range(N_VALKYRIES):
+            st.valk[p, g] = -1
+        for h in range(3):
+            st.res[p, h] = cf.start_res[h]
+        for t in range(N_PL):
+            st.pl[p, t] = 0
+        st.mat[p, MAT_SETTLERS] = cf.ri[S.SETTLERS]
+        st.mat[p, MAT_VALK] = N_VALKYRIES
+        st.nfav[p], st.nhand[p], st.npack[p] = 0, 0, 0
+        for t in range(N_BT):
+            st.bt[p, t] = 0
+    for r in range(R):
+        st.control[r] = -1
+        st.vill[r] = cf.villages[r]
+    for h in range(N_RUNES):
+        st.fury[0, h], st.fury[1, h] = 0, 0
+    st.special[:, :, :] = 0
+    st.sc[SC_FIRST_SLAYER], st.sc[SC_FIRST_LOSER] = -1, -1
+    st.sc[SC_ERA], st.sc[SC_FURY_MIN], st.sc[SC_FAVOR_MAX] = 0, 0, 0
+    m = 0
+    for h in range(3):
+        m = max(m, cf.start_res[h])
+    st.sc[SC_RES_MAX] = m
+
+
+@jit(nrt=False)
+def _setup_game(cf, st, dice_rng):
+    """§4.8 draw order: shuffle the deck, then the Giants (face down, one per region), then the
+    Favor cards (two rows); start Settlers (§4.7) and the first control check."""
+    _reset(cf, st)
+    C = cf.cards.shape[0]
+    for i in range(C):
+        st.deck[i] = i
+    _shuffle(st.deck, C, dice_rng)
+    st.sc[SC_NDECK], st.sc[SC_NDISC] = C, 0
+    for i in range(N_GIANTS):
+        st.tokens[i] = i
+    _shuffle(st.tokens, N_GIANTS, dice_rng)
+    R = cf.rune.shape[0]
+    for r in range(R):
+        st.giant[r] = cf.giants[st.tokens[r]]
+        st.has_giant[r] = 1
+    F = cf.favor_rune.shape[0]
+    for i in range(F):
+        st.fdeck[i] = i
+    _shuffle(st.fdeck, F, dice_rng)
+    half = F // 2
+    for i in range(half):
+        st.rows[0, i] = st.fdeck[i]
+    for i in range(F - half):
+        st.rows[1, i] = st.fdeck[half + i]
+    st.sc[SC_NROW0], st.sc[SC_NROW1] = half, F - half
+    n = st.settlers.shape[0]
+    for p in range(n):
+        r = p * R // n
+        _add_settlers(st, p, r, cf.ri[S.START_ON_BOARD])
+        st.mat[p, MAT_SETTLERS] -= cf.ri[S.START_ON_BOARD]
+    _update_control(cf, st)
+
+
+@jit(nrt=False)
+def _score(cf, st, p):
+    """§2.6 Rune points, §3.7 SEED Giant points, Villages."""
+    return (_rune_points(cf, st, p, st.fury[0]) + st.pl[p, PL_SLAIN_SUM]
+            + cf.ri[S.VILLAGE_VP] * st.pl[p, PL_VILLAGES])
+
+
+@jit(inline="always", nrt=False)
+def _islands(cf, st, p):
+    k = 0
+    for r in range(cf.rune.shape[0]):
+        if st.control[r] == p:
+            k += 1
+    return k
+
+
+@jit(inline="always", nrt=False)
+def _sum_row(a, p):
+    t = 0
+    for j in range(a.shape[1]):
+        t += a[p, j]
+    return t
+
+
+@jit(nrt=False)
+def _beats(cf, st, p, q):
+    """§2.6 tie-breakers: score, Island Runes, Favor cards, Temples, Boats, resources; then
+    the lower seat (assumption). True when p ranks above q."""
+    a = (_score(cf, st, p), _islands(cf, st, p), st.nfav[p], _sum_row(st.temples, p),
+         _sum_row(st.boats, p), _sum_row(st.res, p))
+    b = (_score(cf, st, q), _islands(cf, st, q), st.nfav[q], _sum_row(st.temples, q),
+         _sum_row(st.boats, q), _sum_row(st.res, q))
+    for t in range(6):
+        if a[t] != b[t]:
+            return a[t] > b[t]
+    return p < q
+
+
+@jit(nrt=False)
+def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
+    _setup_game(cf, st, dice_rng)
+    for e in range(N_ERAS):
+        st.sc[SC_ERA] = e
+        _play_era(cf, st, kinds, params, dice_rng, pol_rng)
+    n = st.settlers.shape[0]
+    w = 0
+    for p in range(1, n):
+        if _beats(cf, st, p, w):
+            w = p
+    return w
+
+
+@jit(nrt=False)
+def _record(cf, st, g, w, o):
+    o.winner[g] = w
+    for p in range(st.settlers.shape[0]):
+        o.score[g, p] = _score(cf, st, p)
+        o.giant_points[g, p] = st.pl[p, PL_SLAIN_SUM]
+        o.slays[g, p] = st.pl[p, PL_SLAIN_N]
+        for e in range(N_ERAS):
+            o.slays_era[g, p, e] = st.pl[p, PL_ERA0 + e]
+        o.lost_battles[g, p] = st.pl[p, PL_LOST]
+        o.won_battles[g, p] = st.pl[p, PL_WON]
+        o.valkyries[g, p] = _deployed(st, p)
+        o.islands[g, p] = _islands(cf, st, p)
+        o.favors[g, p] = st.nfav[p]
+        o.villages[g, p] = st.pl[p, PL_VILLAGES]
+        o.temples[g, p] = _sum_row(st.temples, p)
+        o.boats[g, p] = _sum_row(st.boats, p)
+        o.resources[g, p] = _sum_row(st.res, p)
+        o.settlers[g, p] = _sum_row(st.settlers, p)
+        o.settlers_mat[g, p] = st.mat[p, MAT_SETTLERS]
+        o.valkyries_mat[g, p] = st.mat[p, MAT_VALK]
+    for h in range(N_RUNES):
+        o.fury[g, h] = st.fury[0, h]
+        o.fury_nodrain[g, h] = st.fury[1, h]
+    left = 0
+    for r in range(cf.rune.shape[0]):
+        left += st.has_giant[r]
+    o.giants_left[g] = left
+    o.first_slayer[g] = st.sc[SC_FIRST_SLAYER]
+    o.first_loser[g] = st.sc[SC_FIRST_LOSER]
+    o.res_max[g] = st.sc[SC_RES_MAX]
+    o.fury_min[g] = st.sc[SC_FURY_MIN]
+    o.favor_max[g] = st.sc[SC_FAVOR_MAX]
+    for e in range(N_ERAS):
+        for k in range(2):
+            o.special_n[g, e, k] = st.special[e, k, 0]
+            o.special_sum[g, e, k] = st.special[e, k, 1]
+
+
+@jit(nrt=False)
+def _play_block(cf, st, kinds, params, g0, g1, dice_rng, pol_rng, o):
+    """Games g0..g1 into rows g0..g1 of ``o`` (this block's streams only)."""
+    for g in range(g0, g1):
+        w = _play_game(cf, st, kinds, params, dice_rng, pol_rng)
+        _record(cf, st, g, w, o)
+
+
+# ------------------------------------------------------------------ Python side
+
+def cfg_of(c) -> Cfg:
+    """The kernel's view of ``CompiledRules`` (plus the pool's sum in ``ri``)."""
+    return Cfg(ri=c.ri, adj=c.adj, rune=c.rune, dock=c.dock, villages=c.villages,
+               giants=c.giants, island=c.island, favor=c.favor, cards=c.cards,
+               favor_rune=c.favor_rune, raid_cost=c.raid_cost, start_res=c.start_res,
+               rune_res=c.rune_res)
+
+
+def new_state(c, n: int) -> State:
+    """Scratch state for ``n`` seats (allocated once per block, outside the kernel)."""
+    R, D, C, F = c.rune.shape[0], c.dock.shape[0], c.cards.shape[0], c.favor_rune.shape[0]
+    z = lambda *shape: np.zeros(shape, np.int64)                    # noqa: E731
+    return State(settlers=z(n, R), temples=z(n, R), boats=z(n, D), valk=z(n, N_VALKYRIES),
+                 mat=z(n, 2), res=z(n, 3), fav=z(n, MAX_FAVOR_HELD + 1), nfav=z(n),
+                 pl=z(n, N_PL), hand=z(n, MAX_HAND), nhand=z(n), pack=z(n, MAX_HAND),
+                 npack=z(n), tmp=z(n, MAX_HAND), deck=z(C), disc=z(C), giant=z(R),
+                 has_giant=z(R), tokens=z(N_GIANTS), rows=z(2, F + 1), fdeck=z(F),
+                 control=z(R), vill=z(R), fury=z(2, N_RUNES), bt=z(n, N_BT), ent=z(n, n, 3),
+                 opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
+                 special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
+                 fvals=np.zeros(4 + n), cv=np.zeros((MAX_HAND, 4)), cand=z(R))
+
+
+def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
+    c = s.compiled
+    _play_block(cfg_of(c), new_state(c, len(s.kinds)), s.kinds, s.params, g0, g1, dice_rng,
+                pol_rng, Out(**out))

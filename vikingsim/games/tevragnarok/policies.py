@@ -1,0 +1,154 @@
+"""Ragnarok policies (tev-ragnarok §4.5, §4.7), as data: frozen dataclasses whose fields are
+their parameters (``core.options.rule``), compiled to a kind and a parameter row per seat.
+
+A policy makes the model's choices: the draft pick, the card and its use each turn (face up,
+start or join a battle, slay a Giant), the Joker Rune of a Valkyrie card, and where a deployed
+Valkyrie lands; action targets follow its *focus region* (§4.7). It sees only what its player
+may see: Giant values stay hidden, except the ones its own player slew, which it uses for the
+expected value of the next Giant (drawn without replacement from the rest of the pool).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import IntEnum
+from typing import ClassVar
+
+import numpy as np
+
+from vikingsim.core import policies
+from vikingsim.core.options import rule
+
+
+class PolicyKind(IntEnum):
+    GREEDY_VP = 0
+    GIANT_HUNTER = 1
+    NO_GIANTS = 2
+    RANDOM_LEGAL = 3
+
+
+class Param(IntEnum):
+    """Columns of a seat's parameter row."""
+
+    FACE_UP_VALUE = 0
+    RESOURCE_VALUE = 1
+    VALKYRIE_VALUE = 2
+    SETTLER_VALUE = 3
+    GIANT_WEIGHT = 4
+    SPECIAL_BONUS = 5
+
+
+N_PARAMS = len(Param)
+
+
+def _face_up(default=1.5):
+    return rule(default, "VP a face-up action is worth (assumption)", section="§4.5",
+                lo=0.0, hi=100.0)
+
+
+def _resource(default=0.3):
+    return rule(default, "VP a resource is worth (assumption)", section="§4.5", lo=0.0, hi=10.0)
+
+
+def _valkyrie(default=2.0):
+    return rule(default, "VP of deploying a Valkyrie after a lost battle (assumption)",
+                section="§4.5", lo=0.0, hi=100.0)
+
+
+def _settler(default=0.5):
+    return rule(default, "VP a Settler sacrificed to a slay costs (assumption)",
+                section="§4.5", lo=0.0, hi=100.0)
+
+
+def _giant(default=0.0):
+    return rule(default, "focus-region weight of a Giant's presence (§4.7)", section="§4.5",
+                lo=0.0, hi=100.0)
+
+
+def _special(default=0.0):
+    return rule(default, "draft bonus of a Valkyrie or Einherjar card (assumption)",
+                section="§4.5", lo=0.0, hi=100.0)
+
+
+@dataclass(frozen=True)
+class _Valued:
+    def params(self) -> np.ndarray:
+        row = np.zeros(N_PARAMS)
+        for name in ("face_up_value", "resource_value", "valkyrie_value", "settler_value",
+                     "giant_weight", "special_bonus"):
+            row[Param[name.upper()]] = getattr(self, name, 0.0)    # unused by this policy
+        return row
+
+
+@dataclass(frozen=True)
+class GreedyVP(_Valued):
+    """§4.5: each legal use of each card scored by one-step expected VP (§4.7); the best,
+    ties to the first in the fixed option list."""
+
+    face_up_value: float = _face_up()
+    resource_value: float = _resource()
+    valkyrie_value: float = _valkyrie()
+    settler_value: float = _settler()
+    giant_weight: float = _giant(0.0)
+    special_bonus: float = _special(0.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.GREEDY_VP
+
+
+@dataclass(frozen=True)
+class GiantHunter(_Valued):
+    """§4.5: slays whenever legal (the first legal slay), otherwise ``greedy_vp``; its focus
+    leans to Giant regions and its draft to Valkyrie and Einherjar cards. (No
+    ``settler_value``: it never weighs a slay.)"""
+
+    face_up_value: float = _face_up()
+    resource_value: float = _resource()
+    valkyrie_value: float = _valkyrie()
+    giant_weight: float = _giant(3.0)
+    special_bonus: float = _special(2.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.GIANT_HUNTER
+
+
+@dataclass(frozen=True)
+class NoGiants(_Valued):
+    """§4.5: ``greedy_vp`` that never slays (the baseline without the expansion's lever), so
+    it has no ``settler_value`` and no ``giant_weight``."""
+
+    face_up_value: float = _face_up()
+    resource_value: float = _resource()
+    valkyrie_value: float = _valkyrie()
+    special_bonus: float = _special(0.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.NO_GIANTS
+
+
+@dataclass(frozen=True)
+class RandomLegal:
+    """§4.5: uniform over the legal options, the draft and every other choice (noise floor)."""
+
+    kind: ClassVar[PolicyKind] = PolicyKind.RANDOM_LEGAL
+
+    def params(self) -> np.ndarray:
+        return np.zeros(N_PARAMS)
+
+
+POLICY_TYPES = {"greedy_vp": GreedyVP, "giant_hunter": GiantHunter, "no_giants": NoGiants,
+                "random_legal": RandomLegal}
+
+
+def _with_params(text: str, cls) -> str:
+    params = ", ".join(f"{f.name}={f.default}" for f in fields(cls))
+    return f"{text} (parameters: {params})" if params else text
+
+
+POLICY_HELP = {
+    "greedy_vp": _with_params("best one-step expected VP per card use", GreedyVP),
+    "giant_hunter": _with_params("slay whenever legal, else greedy_vp", GiantHunter),
+    "no_giants": _with_params("greedy_vp that never slays (baseline)", NoGiants),
+    "random_legal": "uniform over the legal options",
+}
+
+
+def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Policy labels per seat -> (kinds int64[n_seats], params float64[n_seats, N_PARAMS])."""
+    specs = [policies.build("tevragnarok", POLICY_TYPES, label) for label in labels]
+    kinds = np.array([int(p.kind) for p in specs], np.int64)
+    params = np.stack([p.params() for p in specs]).astype(np.float64)
+    return kinds, params
