@@ -25,10 +25,13 @@ NOTE_OF_PREFIX = {"raidboard": "raidboard.md", "878": "battle878.md", "battle878
                   "tev-ragnarok": "tevragnarok.md"}
 #: Game package / test-file stem -> the note a bare § cites there (docs/rules/README.md §2.3).
 NOTE_OF_GAME = {"raidboard": "raidboard.md", "battle878": "battle878.md",
-                "ravenfeast": "ravenfeast.md"}
+                "ravenfeast": "ravenfeast.md", "tevragnarok": "tevragnarok.md",
+                "raidconquer": "raidconquer.md"}
 #: A part of docs/rules-coverage.md (its "## " heading starts with the key) -> its note.
 NOTE_OF_COVERAGE_PART = {"Raid board": "raidboard.md", "878": "battle878.md",
-                         "Ravenfeast": "ravenfeast.md"}
+                         "Ravenfeast": "ravenfeast.md",
+                         "Tiny Epic Vikings: Ragnarok": "tevragnarok.md",
+                         "Vikings: Raid & Conquer": "raidconquer.md"}
 
 _LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)", re.M)

@@ -77,6 +77,9 @@ ALTERNATIVES = {
     ("battle878", "runes_faces"): ["RRRCCC", "RRRRRC"],
     ("battle878", "prayer_faces"): ["MMCFFF", "CCCFFF"],
     ("battle878", "fyrd_cards"): [(5,) * 16, (2,) * 16],
+    ("tevragnarok", "params"): ["giants_wide", "island_630"],
+    ("raidconquer", "catalog"): [str(Path(__file__).parent / "data" / "raidconquer_no_legend.toml")],
+    ("raidconquer", "start_card"): ["ragnar:Kalf", "lagertha:Hacksilver"],
 }
 #: Options that allow only one value so far (nothing to change), with the reason.
 SINGLE_VALUED = {
@@ -133,6 +136,9 @@ CONTEXTS = {
     ("ravenfeast", "hero_morale_bonus"): [_war(str(_DATA / "heroes10.toml"), "hirdmen10")],
     ("ravenfeast", "capture_thralls"): [_war("thralls10", "hirdmen10")],
     ("ravenfeast", "thrall_victory"): [_war("thralls10", "thralls10")],
+    # raidconquer §10.1: no Legend on any card and no Earl: every game is a full tie
+    ("raidconquer", "final_tie"): [{"options": {"catalog": str(_DATA / "raidconquer_no_legend.toml")},
+                                    "policies": "hints(plan=lone>defend)"}],
 }
 
 

@@ -134,6 +134,12 @@ def _add_game_args(p, *, policies=True):
     p.add_argument("game", help="game name (see 'vikingsim games')")
     p.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
                    help="set a game option (repeatable)")
+    p.add_argument("--params", dest="sets", action="append", metavar="TOML",
+                   type=lambda v: f"params={v}", help="a parameter file, for games with a "
+                   "params option (same as --set params=TOML)")
+    p.add_argument("--catalog", dest="sets", action="append", metavar="TOML",
+                   type=lambda v: f"catalog={v}", help="a card catalog, for games with a "
+                   "catalog option (same as --set catalog=TOML)")
     if policies:
         p.add_argument("--players", type=int, default=None, help="number of seats")
         p.add_argument("--policy", dest="policies", action="extend", nargs="+", default=[],

@@ -14,6 +14,8 @@ _MODULES = {
     "raidboard": "vikingsim.games.raidboard",
     "battle878": "vikingsim.games.battle878",
     "ravenfeast": "vikingsim.games.ravenfeast",
+    "raidconquer": "vikingsim.games.raidconquer",
+    "tevragnarok": "vikingsim.games.tevragnarok",
 }
 
 
