@@ -1,6 +1,6 @@
 """Monte Carlo simulation and balance analysis for Viking board games."""
 from vikingsim.core.results import Result, read_results, write_results
-from vikingsim.core import stats
+from vikingsim import stats
 from vikingsim.core.runner import simulate
 
 __version__ = "0.1.0"

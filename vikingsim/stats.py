@@ -11,8 +11,13 @@ live in ``vikingsim/core/balance_stats.py``:
 - ``games_needed(p1, p2, power, alpha)``: games per arm to detect p1 vs p2
   (statsmodels.stats.power);
 - ``SPRT``: Wald's sequential probability ratio test on a proportion (hand-written).
+
+The summaries' own helpers (``wilson``, ``mean_sd``, ``paired_diff``, ...) come from
+``vikingsim/core/stats.py`` and are exposed here too, so ``vikingsim.stats`` is one name.
 """
 from vikingsim.core.balance_stats import (SPRT, SeatTest, equal_seats_test, games_needed,
                                           interval, pairwise_seats)
+from vikingsim.core.stats import hist_mean_sd, mean_sd, paired_diff, wilson
 
-__all__ = ["SPRT", "SeatTest", "equal_seats_test", "games_needed", "interval", "pairwise_seats"]
+__all__ = ["SPRT", "SeatTest", "equal_seats_test", "games_needed", "interval", "pairwise_seats",
+           "hist_mean_sd", "mean_sd", "paired_diff", "wilson"]
