@@ -20,23 +20,23 @@
 # of §12.2 (every rating there is an *assumption*; only the costs and Tough (3)/(2) are seed),
 # which types are priced out of line with their simulated strength?
 #
-# **Answer (full run, seed 20260).**
+# **Answer (full run: the study `experiments/ravenfeast_equal_points.toml`, seed 20260).**
 # - *Equal-points 300-point battles* (single-type warbands, 20,000 battles per pair, 15 pairs,
-#   `mode=warband`): the strength-implied costs are Jarl 77.0 [73.8, 80.4], Huskarl 42.1
-#   [39.0, 45.1], Berserker 25.9 [24.2, 27.5], Hirdmen 17.6 [16.4, 18.7], Bondi 9.3 [8.5, 10.2],
-#   Thrall 8.2 [7.5, 8.8] points (95% intervals; quasi-likelihood bootstrap that inflates the
-#   battle noise by the Bradley–Terry misfit, dispersion ≈ 1200, so model error dominates).
+#   `mode=warband`): the strength-implied costs are Jarl 77.0 [74.1, 80.4], Huskarl 42.0
+#   [38.9, 45.0], Berserker 26.0 [24.2, 27.5], Hirdmen 17.6 [16.5, 18.7], Bondi 9.3 [8.5, 10.2],
+#   Thrall 8.1 [7.4, 8.9] points (95% intervals; quasi-likelihood bootstrap that inflates the
+#   battle noise by the Bradley–Terry misfit, dispersion ≈ 1220, so model error dominates).
 #   Out of line by more than the 10 % tolerance (§12.4) with the printed cost outside the
-#   interval: **Bondi over-priced (12 vs 9.3)**, **Berserker over-priced (30 vs 25.9)**,
-#   **Huskarl under-priced (36 vs 42.1)**, and the Thrall just over the line (9 vs 8.2, ratio 1.10).
+#   interval: **Bondi over-priced (12 vs 9.3)**, **Berserker over-priced (30 vs 26.0)**,
+#   **Huskarl under-priced (36 vs 42.0)**, and the Thrall just over the line (9 vs 8.1, ratio 1.10).
 # - *Exact duels + Lanchester first guess* (no sampling error; 95% leave-one-out prediction
 #   intervals of a log-linear cost fit): only the **Berserker** is out of line, 30 vs 24.9
 #   [21.8, 28.5].
 # - Jarl and Hirdmen are in line by every measure.
 # - *Open-architecture anchors* (§11.3, on a Hirdmen base, 20,000 equal-points battles each;
-#   intervals from the battle score only): **Mighty is worth about 2.1 [2.0, 2.1] points, not
-#   +5**; a second attack at Melee 4 about 5.9 [5.8, 6.0], not +8; Melee 4 → 5 about 1.7
-#   [1.6, 1.7] vs +2; an extra wound (Tough (2)) 9.1 [9.0, 9.2] vs +9, in line.
+#   intervals from the battle score only): **Mighty is worth about 2.1 [2.1, 2.2] points, not
+#   +5**; a second attack at Melee 4 about 5.8 [5.8, 5.9], not +8; Melee 4 → 5 about 1.7
+#   [1.7, 1.8] vs +2; an extra wound (Tough (2)) 9.0 [8.9, 9.1] vs +9, in line.
 #
 # Seat advantage: none in a duel (both strike simultaneously, §3.4); the warband engine plays
 # both sides by the same policy, and the symmetric pairs give 50 % within their intervals.
@@ -56,11 +56,10 @@ from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES, profile_ta
 
 SMALL = os.environ.get("VIKINGSIM_NB_SMALL") == "1"
 SEED = 20260
-N_BATTLES = 200 if SMALL else 20_000        # per pair of 300-point warbands
-N_SENS = 500 if SMALL else 40_000         # points-sensitivity battle
+N_BATTLES = 200 if SMALL else 20_000        # battles per cell of the study, if no dataset
 N_MC = 50_000 if SMALL else 2_000_000      # duel Monte Carlo spot check
 pd.set_option("display.precision", 3)
-print("small run" if SMALL else "full run", N_BATTLES, N_SENS, N_MC)
+print("small run" if SMALL else "full run", N_BATTLES, N_MC)
 
 # %% [markdown]
 # ## 1. Profiles and the §12.3 price model
@@ -146,16 +145,53 @@ duel_fit.assign(rating=theta)
 # the battle scores (draws and truncations count ½), corrected for unequal points with the
 # measured points sensitivity (15 v 12 Hirdmen), gives each type's strength per point and its
 # implied cost (rescaled to the printed total).
+#
+# The battles are not simulated here: they are the cells of the study
+# `experiments/ravenfeast_equal_points.toml` (the 15 pairs, the sensitivity battle and the four
+# anchors of 4b), read from its dataset `results/ravenfeast_equal_points/` (run at `N_BATTLES`
+# battles per cell if absent). `cell_score` turns a cell's summary into the battle score
+# (draws and truncations count ½) with its Wilson interval, as `P.warband_matrix` does.
 
 # %%
+from pathlib import Path
+
+from vikingsim.studies.run import ensure_study
+
 HAVE_WARBAND = P.warband_available()
-if not HAVE_WARBAND:
-    print("mode=warband is not available in this checkout (vikingsim/games/ravenfeast/warband.py "
-          "missing): the equal-points battles are skipped; sections 2-3 still answer from duels.")
-else:
-    wm = P.warband_matrix(PREDEFINED, n=N_BATTLES, seed=SEED)
-    sens = P.points_sensitivity(n=N_SENS, seed=SEED)
-    print(sens)
+study = ensure_study("../experiments/ravenfeast_equal_points.toml", games=N_BATTLES,
+                     results="../results")
+p_cells = study.summary().pivot_table(index="cell", columns="metric", values="value")
+sides = study.cells.set_index("cell")[["a", "b", "games"]]
+
+
+def cell_score(cell):
+    """(P(A wins), P(B wins), P(draw), P(truncated), score, lo, hi, n) of one cell."""
+    p, n = p_cells.loc[cell], int(sides.loc[cell, "games"])
+    score = p.p_a_win + 0.5 * p.get("p_draw", 0.0) + 0.5 * p.p_truncated
+    return p.p_a_win, p.p_b_win, p.get("p_draw", 0.0), p.p_truncated, score, *wilson(score * n, n), n
+
+
+def type_of(side):
+    """warbands/<type>300.toml -> <type>; None for the other cells."""
+    stem = Path(side).stem
+    return stem[:-3] if side.endswith("300.toml") else None
+
+
+COLS = ["p_a_win", "p_b_win", "p_draw", "p_truncated", "score", "score_lo", "score_hi", "n"]
+wm = pd.DataFrame([{"a": type_of(a), "b": type_of(b), **dict(zip(COLS, cell_score(c)))}
+                   for c, (a, b) in sides[["a", "b"]].iterrows() if type_of(a) and type_of(b)])
+wm["points_a"] = [P.force_points(P.single_type_force(t)) for t in wm.a]
+wm["points_b"] = [P.force_points(P.single_type_force(t)) for t in wm.b]
+if HAVE_WARBAND:
+    # points sensitivity: d logit(P win) / d log(points), 15 v 12 Hirdmen (P.points_sensitivity)
+    sens_cell = sides.index[(sides.a == "hirdmen*15") & (sides.b == "hirdmen*12")].item()
+    *_, p_large, lo, hi, n_sens = cell_score(sens_cell)
+    p_large = min(max(p_large, 1 / (2 * n_sens)), 1 - 1 / (2 * n_sens))
+    slope = lambda q: np.log(q / (1 - q)) / np.log(15 / 12)          # noqa: E731
+    sens = {"type": "hirdmen", "small": 12, "large": 15, "p_large_wins": p_large,
+            "slope": slope(p_large), "slope_lo": slope(max(lo, 1e-6)),
+            "slope_hi": slope(min(hi, 1 - 1e-6)), "n": n_sens}
+    print(study.root, sens)
     display(wm[["a", "b", "points_a", "points_b", "p_a_win", "p_b_win", "p_draw", "score",
                 "score_lo", "score_hi", "n"]])
 
@@ -177,8 +213,32 @@ if HAVE_WARBAND:
 # the points sensitivity give the trait's implied price (Hirdmen taken at their printed 18).
 
 # %%
+ANCHOR_FILES = {"Mighty (+5)": "anchor_mighty", "Melee 4 -> 5 (+2 per attack)": "anchor_melee5",
+                "second attack at Melee 4 (+8)": "anchor_two_attacks",
+                "Tough (2) (+50 %)": "anchor_tough2"}
+
+
+def anchor_row(label, base="hirdmen", budget=300):
+    """A trait's implied price from its cell's score (the arithmetic of P.anchor_checks)."""
+    ov, cost = P.ANCHORS[label]
+    cell = sides.index[sides.a == f"warbands/{ANCHOR_FILES[label]}.toml"].item()
+    *_, score, lo, hi, n = cell_score(cell)
+    base_cost = float(PROFILES[base].points)
+    n_base, n_var = int(min(budget // base_cost, 32)), int(min(budget // cost, 32))
+    ratio = np.log((n_var * cost) / (n_base * base_cost))
+
+    def implied(q):
+        q = min(max(q, 1 / (2 * n)), 1 - 1 / (2 * n))
+        return cost * np.exp((np.log(q / (1 - q)) - sens["slope"] * ratio) / sens["slope"])
+
+    return {"anchor": label, "variant_points": n_var * cost, "base_points": n_base * base_cost,
+            "score": score, "score_lo": lo, "score_hi": hi, "printed_trait_price": cost - base_cost,
+            "implied_trait_price": implied(score) - base_cost, "trait_lo": implied(lo) - base_cost,
+            "trait_hi": implied(hi) - base_cost}
+
+
 if HAVE_WARBAND:
-    anchors = P.anchor_checks(n=N_BATTLES, seed=SEED, sens=sens)
+    anchors = pd.DataFrame([anchor_row(label) for label in P.ANCHORS]).set_index("anchor")
     display(anchors[["variant_points", "base_points", "score", "score_lo", "score_hi",
                      "printed_trait_price", "implied_trait_price", "trait_lo", "trait_hi"]])
 

@@ -4,6 +4,8 @@ Block ``b`` of a run uses ``default_rng(SeedSequence(seed, spawn_key=(stream, b)
 fixed size (``config.BLOCK_GAMES``), so game ``g`` always sees the same numbers whatever the thread
 count or scheduling chunk, and the first N games of a longer run equal a run of N games.
 Dice and policy decisions use separate streams, so policies compare on common random numbers.
+A study (``vikingsim.studies``) keys cell ``c`` by a spawn-key prefix: block ``b`` of cell ``c``
+uses ``SeedSequence(seed, spawn_key=(c, stream, b))`` (``prefix=(c,)``); a plain run has none.
 """
 import numpy as np
 
@@ -20,18 +22,21 @@ def block_bounds(n_games: int, block_games: int = config.BLOCK_GAMES) -> np.ndar
     return np.append(np.arange(0, n_games, block_games), n_games).astype(np.int64)
 
 
-def block_generator(seed: int, stream: int, block: int) -> np.random.Generator:
-    """The Generator of ``stream`` for ``block`` of a run rooted at ``seed``."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
+def block_generator(seed: int, stream: int, block: int, prefix: tuple = ()) -> np.random.Generator:
+    """The Generator of ``stream`` for ``block`` of a run rooted at ``seed`` (spawn key
+    ``(*prefix, stream, block)``)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*prefix, stream, block)))
 
 
-def reseed(gen: np.random.Generator, seed: int, stream: int, block: int) -> np.random.Generator:
-    """Put ``gen`` in the state ``block_generator(seed, stream, block)`` starts in, and return
-    it: the same numbers, without a new Generator object. Kernels are handed reused Generators
-    because numba leaks about 2.7 kB for every *new* Generator object passed to a compiled
-    function (measured: 20,000 blocks grew a process by 108 MB; reusing two objects, 2 MB)."""
+def reseed(gen: np.random.Generator, seed: int, stream: int, block: int,
+           prefix: tuple = ()) -> np.random.Generator:
+    """Put ``gen`` in the state ``block_generator(seed, stream, block, prefix)`` starts in, and
+    return it: the same numbers, without a new Generator object. Kernels are handed reused
+    Generators because numba leaks about 2.7 kB for every *new* Generator object passed to a
+    compiled function (measured: 20,000 blocks grew a process by 108 MB; reusing two objects,
+    2 MB)."""
     gen.bit_generator.state = np.random.PCG64(
-        np.random.SeedSequence(seed, spawn_key=(stream, block))).state
+        np.random.SeedSequence(seed, spawn_key=(*prefix, stream, block))).state
     return gen
 
 

@@ -219,8 +219,29 @@ def _write_segment(writer, res, out, s0) -> None:
         writer.write(res.segment_frame(part, s0 + a, with_options=writer.rule_columns))
 
 
-def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar):
-    """Games s0..s1 (global ids, whole blocks) into ``out`` (rows 0..s1-s0)."""
+def play_games(spec: GameSpec, setup, seed: int, g0: int, g1: int, out: dict, *,
+               spawn_prefix: tuple = (), threads: int = 1) -> dict:
+    """Games g0..g1 of the run keyed ``SeedSequence(seed, spawn_key=(*spawn_prefix, stream,
+    block))`` into ``out`` (rows 0..g1-g0), by the compiled kernel; ``g0`` starts an RNG block.
+    A study plays each chunk of a cell this way (``spawn_prefix=(cell,)``), so its games do
+    not depend on how the cell is cut into chunks."""
+    if g0 % spec.block_games:
+        raise InputError(f"first game {g0} is not on an RNG block boundary "
+                         f"({spec.block_games} games)")
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    try:
+        _play_segment(spec.play_block, setup, seed, spec.block_games, g0, g1, out, pool, 1,
+                      _NoBar(), spawn_prefix)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return out
+
+
+def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar,
+                  prefix=()):
+    """Games s0..s1 (global ids, whole blocks) into ``out`` (rows 0..s1-s0); block ``b`` uses
+    the streams of spawn key ``(*prefix, stream, b)``."""
     b0, b1 = s0 // block_games, -(-s1 // block_games)
 
     def run_chunk(first: int) -> int:
@@ -228,8 +249,8 @@ def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_block
         done = 0
         for b in range(first, min(first + chunk_blocks, b1)):
             g0, g1 = b * block_games, min(s1, (b + 1) * block_games)
-            play(setup, g0 - s0, g1 - s0, rng.reseed(dice, seed, rng.STREAM_DICE, b),
-                 rng.reseed(pol, seed, rng.STREAM_POLICY, b), out)
+            play(setup, g0 - s0, g1 - s0, rng.reseed(dice, seed, rng.STREAM_DICE, b, prefix),
+                 rng.reseed(pol, seed, rng.STREAM_POLICY, b, prefix), out)
             done += g1 - g0
         return done
 

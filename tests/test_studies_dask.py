@@ -1,0 +1,56 @@
+"""--backend dask gives the same dataset, bit for bit, as the local backend (one shared
+LocalCluster of 2 single-threaded worker processes for the module)."""
+import pandas as pd
+import pytest
+
+from vikingsim.studies.dataset import open_study
+from vikingsim.studies.run import run_study
+from tests.test_studies_run import STUDY, same_dataset, write
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+        yield c
+
+
+def test_dask_equals_local(tmp_path, cluster):
+    path = write(tmp_path, STUDY.format(chunk=4096))
+    local = run_study(path, tmp_path / "local", workers=1)
+    dask = run_study(path, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address)
+    same_dataset(local, dask)
+    for cell in (0, 1):                            # file by file, not only the whole frame
+        for k in range(3):
+            a = pd.read_parquet(local.root / "data" / f"cell={cell}" / f"chunk-{k:06d}.parquet")
+            b = pd.read_parquet(dask.root / "data" / f"cell={cell}" / f"chunk-{k:06d}.parquet")
+            pd.testing.assert_frame_equal(a, b)
+
+
+def test_dask_stop_when_decided_equals_local(tmp_path, cluster):
+    from tests.test_studies_stop import STOP_STUDY
+
+    path = write(tmp_path, STOP_STUDY)
+    local = run_study(path, tmp_path / "local", workers=2, stop_when_decided=True)
+    dask = run_study(path, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address,
+                     stop_when_decided=True)
+    same_dataset(local, dask)
+    assert [c["decided"] for c in dask.manifest["cells"]] == ["H1", "H0"]
+
+
+def test_dask_resumes_a_local_run(tmp_path, cluster):
+    """Backends share one dataset format: a study begun locally finishes on Dask."""
+    path = write(tmp_path, STUDY.format(chunk=4096))
+    whole = run_study(path, tmp_path / "whole", workers=1)
+    half = tmp_path / "half"
+    run_study(path, half, workers=1)
+    for p in sorted(half.glob("data/cell=1/chunk-00000[12].*")):
+        p.unlink()
+    again = run_study(path, half, backend="dask", scheduler=cluster.scheduler_address, resume=True)
+    assert again.chunks_run == 2 and again.chunks_resumed == 4
+    same_dataset(whole, again)
+    assert len(open_study(half).games(cell=1)) == 10000

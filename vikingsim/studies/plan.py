@@ -1,0 +1,141 @@
+"""A checked study -> its cells (one configuration each) and each cell's chunks.
+
+Cell ``c`` is the ``c``-th combination of the grid (product of the ``[grid]`` axes in file
+order, then the ``[[cases]]``). Its games are cut into chunks of ``chunk_games`` (whole RNG
+blocks); block ``b`` of cell ``c`` uses ``SeedSequence(seed, spawn_key=(c, stream, b))``, so a
+game's numbers depend only on (seed, cell, game), never on the chunk size, the order, the
+backend or the worker count.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from vikingsim.core.errors import InputError
+from vikingsim.core.options import resolve
+from vikingsim.studies.spec import Study
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One configuration of a study: what its manifest entry records, plus ``run_options``
+    (the options with relative ``.toml`` paths resolved against the study file)."""
+
+    cell: int
+    label: str
+    players: int
+    policies: tuple
+    options: dict
+    run_options: dict
+    grid: dict
+    games: int
+
+    def manifest(self) -> dict:
+        return {"cell": self.cell, "label": self.label, "players": self.players,
+                "policies": list(self.policies), "options": dict(self.options),
+                "grid": dict(self.grid), "games": self.games}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Games ``first_game .. first_game + games`` of ``cell``."""
+
+    cell: int
+    chunk: int
+    first_game: int
+    games: int
+
+
+def chunk_size(spec, chunk_games: int) -> int:
+    """``chunk_games`` rounded up to whole RNG blocks of the game."""
+    return -(-chunk_games // spec.block_games) * spec.block_games
+
+
+def plan_cells(study: Study) -> list[Cell]:
+    """Every cell of the study, each checked by the game's ``setup`` (InputError naming the
+    cell and the problem)."""
+    from vikingsim.games import get
+
+    spec = get(study.game)
+    axes = [[(k, v) for v in values] for k, values in study.grid]
+    cases = [list(c.items()) for c in study.cases] or [[]]
+    cells = []
+    for combo in itertools.product(*axes, cases):
+        knobs = {**dict(combo[:-1]), **dict(combo[-1])}
+        label = " ".join(f"{k}={_text(v)}" for k, v in knobs.items()) or "all"
+        try:
+            cells.append(_cell(spec, study, len(cells), label, knobs))
+        except InputError as e:
+            raise InputError(f"study file {study.path!r}, cell {len(cells)} ({label}): {e}") \
+                from None
+    return cells
+
+
+def _text(v) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _cell(spec, study: Study, index: int, label: str, knobs: dict) -> Cell:
+    from vikingsim.core.runner import resolve_policies
+
+    players = knobs.get("players", study.players)
+    opts = {**study.options, **{k: v for k, v in knobs.items()
+                                if k != "players" and not k.startswith("policy")}}
+    recorded = resolve(spec.name, spec.options, opts)
+    run_opts = {k: local_path(study.folder, v) for k, v in recorded.items()}
+    seats, players = resolve_policies(spec, list(study.policies) or None, players)
+    seats = _apply_policy_knobs(seats, {k: v for k, v in knobs.items() if k.startswith("policy")})
+    seats = [local_path(study.folder, p) for p in seats]
+    pols, players = resolve_policies(spec, seats, players)
+    spec.setup(run_opts, pols, players)
+    return Cell(index, label, players, tuple(pols), recorded, run_opts, knobs, study.games)
+
+
+def local_path(folder: Path, value):
+    """A relative ``.toml`` path in a study file is read relative to the file's ``folder``."""
+    if isinstance(value, str) and value.endswith(".toml") and not Path(value).is_absolute():
+        return str(folder / value)
+    return value
+
+
+def _apply_policy_knobs(seats: list, knobs: dict) -> list:
+    """``policy``, ``policy.<seat>``, ``policy.<param>``, ``policy.<seat>.<param>``."""
+    from vikingsim.core import policies
+
+    seats = list(seats)
+    for key, value in sorted(knobs.items(), key=lambda kv: kv[0].count(".")):
+        parts = key.split(".")
+        if parts[0] != "policy" or len(parts) > 3 or (len(parts) == 3 and not parts[1].isdigit()):
+            raise InputError(f"unknown knob {key!r}: write policy, policy.<seat>, "
+                             f"policy.<param> or policy.<seat>.<param>")
+        which = [int(parts[1])] if len(parts) > 1 and parts[1].isdigit() else range(len(seats))
+        if any(s >= len(seats) for s in which):
+            raise InputError(f"knob {key!r}: no seat {parts[1]} among {len(seats)} seats")
+        param = parts[-1] if len(parts) == 3 or (len(parts) == 2 and not parts[1].isdigit()) \
+            else None
+        for s in which:
+            if param is None:
+                seats[s] = str(value)
+            else:
+                name, params = policies.parse(seats[s])
+                params[param] = value
+                seats[s] = f"{name}({', '.join(f'{k}={v}' for k, v in params.items())})"
+    return seats
+
+
+def plan_chunks(cell: Cell, chunk_games: int) -> list[Chunk]:
+    """The cell's chunks, in order (the last one may be short)."""
+    return [Chunk(cell.cell, k, g0, min(chunk_games, cell.games - g0))
+            for k, g0 in enumerate(range(0, cell.games, chunk_games))]
+
+
+def study_hash(study: Study, cells: list[Cell], chunk_games: int, rules_version: str) -> str:
+    """Content hash of what the dataset holds (game, rules version, seed, chunking, rows, every
+    cell's configuration and size); comments and layout of the file do not enter it."""
+    text = json.dumps({"game": study.game, "rules_version": rules_version, "seed": study.seed,
+                       "chunk_games": chunk_games, "rows": study.rows,
+                       "cells": [c.manifest() for c in cells]}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
