@@ -33,9 +33,14 @@ def run(args) -> int:
     from vikingsim.cli import _print_json
     from vikingsim.studies.run import run_study
 
-    res = run_study(args.file, args.out, backend=args.backend, workers=args.workers,
-                    scheduler=args.scheduler, resume=args.resume,
-                    stop_when_decided=args.stop_when_decided, progress=not args.quiet)
+    from vikingsim.cli import Terminated
+
+    try:
+        res = run_study(args.file, args.out, backend=args.backend, workers=args.workers,
+                        scheduler=args.scheduler, resume=args.resume,
+                        stop_when_decided=args.stop_when_decided, progress=not args.quiet)
+    except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
+        return 143 if isinstance(stop, Terminated) else 130
     if args.json:
         _print_json(res.to_json())
     else:
