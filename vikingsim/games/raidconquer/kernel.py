@@ -65,6 +65,13 @@ def _in_supply(card, k):
 
 
 @jit(inline="always", nrt=False)
+def _turn_seat(first, i, n_seats):
+    """(first + i) % n_seats for 0 <= first, i < n_seats, without a division."""
+    q = first + i
+    return q - n_seats if q >= n_seats else q
+
+
+@jit(inline="always", nrt=False)
 def _push(pp, pn, s, pile, k):
     pp[s, pile, pn[s, pile]] = k
     pn[s, pile] += 1
@@ -275,7 +282,7 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
     return power, infl, dfn, counted
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _update_stats(ri, card, base_att, pp, pn, fl, ps, s):
     """Cache the seat's Action-phase statistics in ``ps`` (Power includes bonus and shield)."""
     power, infl, dfn, boats = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True, False)
@@ -299,7 +306,7 @@ def _row_low(card, rows):
 
 
 # ---------------------------------------------------------------- Secret Plan (§6.2, §12.4)
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, supply, pol):
     """Policy: (action, target) from the seat's own hand and public state only."""
     if kind == PolicyKind.RANDOM:                          # §14.3: one draw
@@ -597,7 +604,7 @@ def _spare_silver(alt, alt_n, pp, pn, fl, s):
     return extra
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
               pol):
     """§7.4: buy while the policy wants, paying with played Silver (and Warriors sacrificed
@@ -823,7 +830,7 @@ def _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, power):
 def _attacks(ri, card, base_att, base_def, sh, shn, pp, pn, ps, gs, n_seats):
     """§8.2.2: attackers in turn order; only the unique strongest on a defender succeeds."""
     for i in range(n_seats):
-        a = (gs[GS_FIRST] + i) % n_seats
+        a = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[a, PS_ACTION] != ATTACK:
             continue
         t = ps[a, PS_TARGET]
@@ -905,7 +912,7 @@ def _chaotic_raid(ri, card, base_att, sh, shn, rows, pp, pn, ps, gs, n_seats, me
     nobody; success sends the highest reachable card under the Raid deck."""
     m = 0
     for i in range(n_seats):
-        q = (gs[GS_FIRST] + i) % n_seats
+        q = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[q, PS_ACTION] == PARTY and (ri[RuleSlot.CHAOTIC_ALL] or ps[q, PS_BOATS] > 0):
             members[m] = q
             m += 1
@@ -927,7 +934,7 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
     earl, n_top = -1, 0
     best_i, best_p = -1, -1
     for i in range(n_seats):
-        q = (gs[GS_FIRST] + i) % n_seats
+        q = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[q, PS_ACTION] != PARTY or ps[q, PS_BOATS] == 0:
             continue
         if ps[q, PS_INFL] > best_i or (ps[q, PS_INFL] == best_i and ps[q, PS_POWER] > best_p):
@@ -948,7 +955,7 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
     if params[earl, Param.INVITE]:                          # §8.3.3
         for want in (PARTY, DEFEND):
             for i in range(1, n_seats):
-                q = (earl + i) % n_seats
+                q = _turn_seat(earl, i, n_seats)
                 if ps[q, PS_ACTION] != want or (want == DEFEND and
                                                 not params[q, Param.ACCEPT]):
                     continue
@@ -973,7 +980,7 @@ def _lone_raid(ri, card, sh, shn, rows, pp, pn, ps, gs, n_seats):
     """§8.4: most Power, then Influence; still tied: nobody."""
     best, n_top, bp, bi = -1, 0, -1, -1
     for i in range(n_seats):
-        q = (gs[GS_FIRST] + i) % n_seats
+        q = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[q, PS_ACTION] != LONE or ps[q, PS_BOATS] == 0:
             continue
         if ps[q, PS_POWER] > bp or (ps[q, PS_POWER] == bp and ps[q, PS_INFL] > bi):
@@ -1030,7 +1037,7 @@ def _cleanup(ri, card, sh, shn, pp, pn, fl, ps, supply, gs, n_seats):
         ps[s, PS_BONUS_POWER] = 0
         ps[s, PS_BONUS_SILVER] = 0
     if not gs[GS_EARL_SIDE]:
-        gs[GS_FIRST] = (gs[GS_FIRST] + 1) % n_seats
+        gs[GS_FIRST] = _turn_seat(gs[GS_FIRST], 1, n_seats)
     elif ri[RuleSlot.EARL_MARKER_RESETS]:
         gs[GS_EARL_SIDE] = 0
 
@@ -1059,7 +1066,7 @@ def _winner(ri, card, pp, pn, fl, ps, gs, n_seats):
     recent Earl; still tied: first in turn order."""
     bt, br, be, win, mask, n_tied = -1, -1, -2, -1, 0, 0
     for i in range(n_seats):
-        s = (gs[GS_FIRST] + i) % n_seats
+        s = _turn_seat(gs[GS_FIRST], i, n_seats)
         t, r = _score(ri, card, pp, pn, fl, s)
         e = ps[s, PS_LAST_EARL]
         if t > bt or (t == bt and (r > br or (r == br and e > be))):
@@ -1076,7 +1083,7 @@ def _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, su
                   pn, fl, ps, gs, n_seats, rnd, s1, s2):
     """§8: Defend, Attack, Raid Party, Lone Raid, each in turn order from the First Player."""
     for i in range(n_seats):
-        s = (gs[GS_FIRST] + i) % n_seats
+        s = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[s, PS_ACTION] == DEFEND:
             _defend(ri, card, params[s], rows, supply, sh, shn, pp, pn, fl, ps, s, s1, s2)
     for s in range(n_seats):
@@ -1094,17 +1101,17 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     if rnd > 1 or not ri[RuleSlot.SETUP_HAND_IS_ROUND1]:        # §6.1, §13.11
         for i in range(n_seats):
-            s = (gs[GS_FIRST] + i) % n_seats
+            s = _turn_seat(gs[GS_FIRST], i, n_seats)
             _draw_to(pp, pn, fl, s, HAND, ri[RuleSlot.HAND_SIZE], dice)
     if spring:                                                   # §6.2
         for i in range(n_seats):
-            s = (gs[GS_FIRST] + i) % n_seats
+            s = _turn_seat(gs[GS_FIRST], i, n_seats)
             act, tgt = _plan(ri, card, alt, base_att, kinds[s], params[s], s, n_seats, pp,
                              pn, fl, ps, rows, supply, pol)
             ps[s, PS_ACTION] = act
             ps[s, PS_TARGET] = tgt
     for i in range(n_seats):
-        s = (gs[GS_FIRST] + i) % n_seats
+        s = _turn_seat(gs[GS_FIRST], i, n_seats)
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], rows, supply, sh, shn,
                    pp, pn, fl, ps, s, spring, dice, pol)
     if spring:
