@@ -28,6 +28,15 @@ def block_generator(seed: int, stream: int, block: int, prefix: tuple = ()) -> n
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*prefix, stream, block)))
 
 
+def trace_streams(seed: int, game_id: int, block_games: int):
+    """``(dice, policy, offset)`` for telling game ``game_id`` of a run rooted at ``seed``: the
+    two Generators of its block, and how many earlier games of that block a trace must replay
+    silently (drawing their numbers) before game ``game_id`` starts."""
+    block, offset = divmod(game_id, block_games)
+    return (block_generator(seed, STREAM_DICE, block),
+            block_generator(seed, STREAM_POLICY, block), offset)
+
+
 def reseed(gen: np.random.Generator, seed: int, stream: int, block: int,
            prefix: tuple = ()) -> np.random.Generator:
     """Put ``gen`` in the state ``block_generator(seed, stream, block, prefix)`` starts in, and

@@ -271,6 +271,15 @@ def _thread_generators():
     return _LOCAL.pair
 
 
+def play_throwaway(spec, setup, play=None) -> dict:
+    """Per-game arrays of one throw-away game on the warm-up streams (never a run's streams):
+    compiles the kernel, or probes what a summary holds, without changing any result."""
+    out = spec.allocate(setup, 1)
+    (play or spec.play_block)(setup, 0, 1, rng.block_generator(0, rng.STREAM_WARMUP, 0),
+                              rng.block_generator(0, rng.STREAM_WARMUP, 1), out)
+    return out
+
+
 def _warm_up(spec: GameSpec, setup, play, announce: bool) -> float:
     """Play one throw-away game so the kernel is compiled (or loaded from numba's cache) before
     the timed run; return the seconds it took. Its streams are the warm-up stream, never a
@@ -282,8 +291,7 @@ def _warm_up(spec: GameSpec, setup, play, announce: bool) -> float:
     if note is not None:
         note.start()
     try:
-        play(setup, 0, 1, rng.block_generator(0, rng.STREAM_WARMUP, 0),
-             rng.block_generator(0, rng.STREAM_WARMUP, 1), spec.allocate(setup, 1))
+        play_throwaway(spec, setup, play)
     finally:
         if note is not None:
             note.cancel()

@@ -310,11 +310,9 @@ def _metric_count(summary: dict, stop, n: int) -> int:
 def _check_metric(spec, setup, stop) -> None:
     """InputError unless ``stop.metric`` names a proportion of the game's summary (checked on
     the summary of one throw-away game, played on the warm-up streams)."""
-    from vikingsim.core import rng
+    from vikingsim.core.runner import play_throwaway
 
-    out = spec.allocate(setup, 1)
-    spec.play_block(setup, 0, 1, rng.block_generator(0, rng.STREAM_WARMUP, 0),
-                    rng.block_generator(0, rng.STREAM_WARMUP, 1), out)
+    out = play_throwaway(spec, setup)
     summary = spec.summarize(setup, spec.tally(setup, out), 1)
     value = summary.get(stop.key)
     if stop.seat is not None:

@@ -159,9 +159,7 @@ def trace(setup: Setup, seed: int, game_id: int = 0) -> str:
     the kernel (same draws as the reference, faster)."""
     from vikingsim.core import rng
 
-    block, offset = divmod(game_id, GAME.block_games)
-    dice = rng.block_generator(seed, rng.STREAM_DICE, block)
-    pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
+    dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
     if offset:
         play_block(setup, 0, offset, dice, pol, allocate(setup, offset))
     lines = [f"battle878 game {game_id} of seed {seed}: policies {', '.join(setup.labels)}"]

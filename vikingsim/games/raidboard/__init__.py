@@ -126,9 +126,7 @@ def trace(s: Setup, seed: int, game_id: int = 0) -> str:
     """Game ``game_id`` of a run with ``seed``, told turn by turn (same dice as ``simulate``)."""
     from vikingsim.core import rng
 
-    block, offset = divmod(game_id, GAME.block_games)
-    dice = rng.block_generator(seed, rng.STREAM_DICE, block)
-    pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
+    dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
     for _ in range(offset):                     # replay the block's earlier games silently
         reference.Game(s.rules, list(s.kinds), s.params.tolist(), dice, pol).play()
     events: list[str] = []

@@ -170,10 +170,8 @@ def trace(s: Setup, seed: int, game_id: int = 0) -> str:
     """Game ``game_id`` of a run with ``seed``, told phase by phase (same game as simulate)."""
     from vikingsim.core import rng
 
-    block, offset = divmod(game_id, GAME.block_games)
-    dice = rng.block_generator(seed, rng.STREAM_DICE, block)
-    pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
-    g0 = block * GAME.block_games
+    dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
+    g0 = game_id - offset
     for g in range(g0, g0 + offset):            # replay the block's earlier games silently
         reference.Game(s, g, dice, pol).play()
     events: list[str] = []

@@ -214,9 +214,7 @@ def trace(s: Setup, seed: int, game_id: int = 0) -> str:
     block replayed silently)."""
     from vikingsim.core import rng
 
-    block, offset = divmod(game_id, GAME.block_games)
-    dice = rng.block_generator(seed, rng.STREAM_DICE, block)
-    pol = rng.block_generator(seed, rng.STREAM_POLICY, block)
+    dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
     kinds, params = [int(k) for k in s.kinds], s.params.tolist()
     for _ in range(offset):
         reference.Game(s.rules, kinds, params, dice, pol).play()

@@ -175,8 +175,7 @@ def reference_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
 def trace(s, seed: int, game_id: int = 0) -> str:
     """Duel ``game_id`` of a run with root ``seed`` told in words (the same dice as the kernel:
     the earlier duels of its RNG block are replayed silently first)."""
-    block, first = divmod(int(game_id), BLOCK_GAMES)
-    dice = _rng.block_generator(seed, _rng.STREAM_DICE, block)
+    dice, _, first = _rng.trace_streams(seed, int(game_id), BLOCK_GAMES)
     figs = duellists(s)
     for _ in range(first):
         play_one(s, dice, figs=figs)

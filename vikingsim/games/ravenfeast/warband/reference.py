@@ -514,9 +514,7 @@ def reference_block(setup, g0, g1, dice_rng, pol_rng, out) -> None:
 def trace(setup, seed: int, game_id: int = 0) -> str:
     """Battle ``game_id`` of a run with root ``seed``, told turn by turn (the same streams as the
     runner: the earlier battles of its RNG block are replayed silently first)."""
-    block, first = divmod(int(game_id), BLOCK_GAMES)
-    dice = _rng.block_generator(seed, _rng.STREAM_DICE, block)
-    prng = _rng.block_generator(seed, _rng.STREAM_POLICY, block)
+    dice, prng, first = _rng.trace_streams(seed, int(game_id), BLOCK_GAMES)
     rated = roster(setup)
     for _ in range(first):
         play_one(setup, dice, prng, rated=rated)
