@@ -70,7 +70,7 @@ class Pos:
     def sync(self):
         """Copy the reference position into a fresh kernel State."""
         g, c = self.g, self.rules.compile()
-        self.cf, self.st = K.cfg_of(c), K.new_state(c, g.n)
+        self.cf, self.st = c, K.new_state(c, g.n)
         st = self.st
         K._reset(self.cf, st)
         for s, pl in enumerate(g.players):

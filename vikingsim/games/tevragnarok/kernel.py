@@ -32,6 +32,7 @@ import numpy as np
 from vikingsim.core.cards import _draw, _shuffle
 from vikingsim.core.jit import jit
 from vikingsim.games.tevragnarok.policies import Param, PolicyKind
+from vikingsim.games.tevragnarok.rules import CompiledRules as Cfg  # the kernel's view
 from vikingsim.games.tevragnarok.rules import (
     BOAT_INFLUENCE, CARD_COST, CARD_KIND, CARD_LEADER, CARD_NEED, CARD_RUNE, CARD_RUNEACT,
     CARD_STRENGTH, CARRY_SETTLER_FOOD, CARRY_TEMPLE_STEEL, FOOD, JOKER, MAX_DEGREE,
@@ -54,22 +55,6 @@ SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, S
 N_SC = 12
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
-
-
-class Cfg(NamedTuple):
-    ri: np.ndarray
-    adj: np.ndarray
-    rune: np.ndarray
-    dock: np.ndarray
-    villages: np.ndarray
-    giants: np.ndarray
-    island: np.ndarray
-    favor: np.ndarray
-    cards: np.ndarray
-    favor_rune: np.ndarray
-    raid_cost: np.ndarray
-    start_res: np.ndarray
-    rune_res: np.ndarray
 
 
 class State(NamedTuple):
@@ -1301,14 +1286,6 @@ def _play_block(cf, st, kinds, params, g0, g1, dice_rng, pol_rng, o):
 
 # ------------------------------------------------------------------ Python side
 
-def cfg_of(c) -> Cfg:
-    """The kernel's view of ``CompiledRules`` (plus the pool's sum in ``ri``)."""
-    return Cfg(ri=c.ri, adj=c.adj, rune=c.rune, dock=c.dock, villages=c.villages,
-               giants=c.giants, island=c.island, favor=c.favor, cards=c.cards,
-               favor_rune=c.favor_rune, raid_cost=c.raid_cost, start_res=c.start_res,
-               rune_res=c.rune_res)
-
-
 def new_state(c, n: int) -> State:
     """Scratch state for ``n`` seats (allocated once per block, outside the kernel)."""
     R, D, C, F = c.rune.shape[0], c.dock.shape[0], c.cards.shape[0], c.favor_rune.shape[0]
@@ -1326,5 +1303,5 @@ def new_state(c, n: int) -> State:
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
     c = s.compiled
-    _play_block(cfg_of(c), new_state(c, len(s.kinds)), s.kinds, s.params, g0, g1, dice_rng,
+    _play_block(c, new_state(c, len(s.kinds)), s.kinds, s.params, g0, g1, dice_rng,
                 pol_rng, Out(**out))

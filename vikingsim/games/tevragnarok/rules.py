@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import asdict, dataclass
 from enum import IntEnum
 from functools import lru_cache
+from typing import NamedTuple
 from pathlib import Path
 
 import numpy as np
@@ -391,9 +392,8 @@ class Rules:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class CompiledRules:
-    """What the kernel receives: arrays only.
+class CompiledRules(NamedTuple):
+    """What the kernel receives: arrays only (a NamedTuple, so the kernel takes it as is).
 
     ri : int64[N_RULE_SLOTS]          scalars by ``RuleSlot``
     adj : int64[R, MAX_DEGREE]         neighbours of each region, -1 padded
