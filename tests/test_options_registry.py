@@ -139,6 +139,8 @@ CONTEXTS = {
     # raidconquer §10.1: no Legend on any card and no Earl: every game is a full tie
     ("raidconquer", "final_tie"): [{"options": {"catalog": str(_DATA / "raidconquer_no_legend.toml")},
                                     "policies": "hints(plan=lone>defend)"}],
+    # raidconquer §7.2, §13.8: only a policy that keeps cards back (the shipped ones keep none)
+    ("raidconquer", "play_all_cards"): [{"policies": "hints(keep_in_winter=2)"}],
 }
 
 

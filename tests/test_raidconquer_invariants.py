@@ -15,6 +15,10 @@ CASES = [
     (5, ["attacker", "big-money", "hints", "random", "burier"],
      {"final_tie": "seat_order", "acquire_payment": "exact"}),
     (2, "hints", {"max_rounds": 12}),
+    (4, ["hints(keep_in_winter=2)", "raider(keep_in_winter=5)", "random", "earl"],
+     {"play_all_cards": False}),
+    (5, ["random", "hints(keep_in_winter=2)"] * 2 + ["burier(keep_in_winter=3)"],
+     {"play_all_cards": False, "winter_rounds": 8, "end_condition": "lightning"}),
 ]
 
 

@@ -10,6 +10,8 @@ from vikingsim.core.runner import simulate
 from vikingsim.core.testing import plain_module
 from vikingsim.games import raidconquer as rc
 
+KEEPERS = ["hints(keep_in_winter=2)", "raider(keep_in_winter=5)", "random",
+           "burier(keep_in_winter=1)"]
 CASES = [
     (4, ["hints"], {}),
     (4, ["raider", "earl", "hints", "random"], {"first_seat": 2}),
@@ -27,6 +29,11 @@ CASES = [
     (4, ["hints", "earl"] * 2, {"start_card": "lagertha:Berserker", "rotate_characters": True}),
     (4, ["random"], {"end_condition": "lightning", "ragnar_base_attack": 4,
                      "floki_base_defense": 8, "hand_size": 6, "winter_rounds": 2}),
+    # §7.2, §13.8: cards kept back in Winter, the Draw fills the hand up to hand_size
+    (4, KEEPERS, {"play_all_cards": False}),
+    (3, ["hints(keep_in_winter=2)", "earl(keep_in_winter=3)", "random"],
+     {"play_all_cards": False, "winter_rounds": 7, "hand_size": 6,
+      "setup_hand_is_round1_hand": False}),
 ]
 
 
@@ -36,6 +43,22 @@ def test_kernel_equals_reference(players, policies, options):
                  options=options)
     b = simulate("raidconquer", 150, seed=11, players=players, policies=policies,
                  options=options, reference=True)
+    for key in a.out:
+        np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
+
+
+def test_keeping_cards_changes_the_games():
+    """The keep_in_winter path is exercised: the same seats with play_all_cards = true (the
+    policy then keeps nothing) play other games; keep_in_winter = 0 with play_all_cards =
+    false plays exactly the DEFAULT games (nothing is kept, the Draw tops up from 0)."""
+    kw = dict(seed=11, players=4)
+    keep = simulate("raidconquer", 150, policies=KEEPERS, options={"play_all_cards": False},
+                    **kw)
+    every = simulate("raidconquer", 150, policies=KEEPERS, options={}, **kw)
+    assert any(not np.array_equal(keep.out[k], every.out[k]) for k in keep.out)
+    plain = ["hints", "raider", "random", "burier"]
+    a = simulate("raidconquer", 150, policies=plain, options={"play_all_cards": False}, **kw)
+    b = simulate("raidconquer", 150, policies=plain, options={}, **kw)
     for key in a.out:
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
 

@@ -359,6 +359,122 @@ def test_persistent_abilities():
     assert tuple(got) == (11, 8, 0, 2)
 
 
+# ---------------------------------------------------------------- §7.2, §13.8 keeping cards
+
+def k_draw(s, rnd=2):
+    def run(w, c, dice, pol):
+        K._draw_phase(c.ri, w["pp"], w["pn"], w["fl"], w["gs"], len(s.kinds), rnd, dice)
+    return run
+
+
+def _keeper(keep, play_all=False):
+    return blank(2, [f"hints(keep_in_winter={keep})", "hints"], play_all_cards=play_all)
+
+
+@pytest.mark.parametrize("keep, kept, played", [
+    (1, ["Berserker"], ["Coin", "Warriors", "Coin", "Longboat"]),
+    (2, ["Warriors", "Berserker"], ["Coin", "Coin", "Longboat"]),
+    (5, ["Warriors", "Berserker"], ["Coin", "Coin", "Longboat"])])
+def test_winter_keeps_power_cards_in_hand(keep, kept, played):
+    """§7.2, §13.8 with play_all_cards = false, policy keep_in_winter: in a Winter round the
+    hand Coin, Warriors, Berserker, Coin, Longboat has two cards with no Silver and Power >
+    0: Berserker (Power 3) is kept first, then Warriors (1); Coins and the Longboat give
+    Silver and are always played. Kept cards stay in hand in hand order. Played Silver: Coin
+    1 + Coin 1 + Longboat 1 = 3, which buys a Longboat (1 owned < 3 wanted; the kept cards
+    are not Longboats). End of Round discards the played cards and the bought Longboat, not
+    the kept ones; the next Draw draws 5 - kept cards, from the top (the deck's end)."""
+    s, g = _keeper(keep)
+    coin, war, ber, boat = ids(s, "Coin", "Warriors", "Berserker", "Longboat")
+    kalf, seer, odin, torstein, hack = ids(s, "Kalf", "Seer", "Odin's Witness", "Torstein",
+                                           "Hacksilver")
+    me = g.players[0]
+    me.hand = [coin, war, ber, coin, boat]
+    me.deck = [kalf, seer, coin, hack, torstein, odin]
+    both(s, g, lambda g: g.main_turn(me, False), k_main(s, 0, False))
+    assert me.hand == ids(s, *kept)
+    assert me.play == [[k, R.NORMAL] for k in ids(s, *played)]
+    assert me.silver_avail == 3 and me.silver_spent == 3 and me.discard == [boat]
+    both(s, g, lambda g: g.cleanup(), k_cleanup(s))
+    assert me.hand == ids(s, *kept) and me.play == []
+    assert me.discard == [boat] + ids(s, *played)
+    both(s, g, lambda g: g.draw_phase(2), k_draw(s))
+    drawn = [odin, torstein, hack, coin][:5 - len(kept)]
+    assert me.hand == ids(s, *kept) + drawn and len(me.hand) == 5
+    assert me.deck == [kalf, seer, coin, hack, torstein, odin][:6 - len(drawn)]
+
+
+def test_keep_order_power_then_influence_then_earliest():
+    """keep_in_winter ordering: hand Shieldmaiden (P2 I0), Siggy (P0 I2), Torstein (P2 I1),
+    Shieldmaiden, Kalf (P1 I1 but Silver 1: never kept), Priests of Uppsala (P0 I1).
+    Keep 3: Torstein (P2 I1), then the Shieldmaidens (P2 I0), the earlier first; Siggy (P + I
+    = 2 like a Shieldmaiden) loses on Power. Keep 4 adds Siggy (I2) before Priests (I1);
+    keep 5 adds Priests; Kalf is always played (Silver 1)."""
+    for keep, kept, played in (
+            (3, ["Shieldmaiden", "Torstein", "Shieldmaiden"],
+             ["Siggy", "Kalf", "Priests of Uppsala"]),
+            (4, ["Shieldmaiden", "Siggy", "Torstein", "Shieldmaiden"],
+             ["Kalf", "Priests of Uppsala"]),
+            (5, ["Shieldmaiden", "Siggy", "Torstein", "Shieldmaiden", "Priests of Uppsala"],
+             ["Kalf"])):
+        s, g = _keeper(keep)
+        me = g.players[0]
+        me.hand = ids(s, "Shieldmaiden", "Siggy", "Torstein", "Shieldmaiden", "Kalf",
+                      "Priests of Uppsala")
+        both(s, g, lambda g: g.main_turn(me, False), k_main(s, 0, False))
+        assert me.hand == ids(s, *kept), keep
+        assert [k for k, _ in me.play] == ids(s, *played), keep
+        assert me.silver_avail == 1                                  # Kalf's Silver only
+
+
+@pytest.mark.parametrize("play_all, spring", [(True, False), (False, True), (True, True)])
+def test_nothing_kept_when_every_card_is_played_or_in_spring(play_all, spring):
+    """§7.2 DEFAULT play_all_cards = true keeps nothing whatever keep_in_winter says; in Spring
+    (Power and Influence count in the Action phase) the policy keeps nothing either: the
+    whole hand Coin, Warriors, Berserker, Coin, Longboat is played (Silver 3, a Longboat
+    bought), the hand is empty after Main and after End of Round, and the next Draw draws 5."""
+    s, g = _keeper(1, play_all)
+    coin, war, ber, boat = ids(s, "Coin", "Warriors", "Berserker", "Longboat")
+    me = g.players[0]
+    me.hand = [coin, war, ber, coin, boat]
+    me.deck = [coin] * 7
+    both(s, g, lambda g: g.main_turn(me, spring), k_main(s, 0, spring))
+    assert me.hand == [] and [k for k, _ in me.play] == [coin, war, ber, coin, boat]
+    assert me.silver_avail == 3 and me.discard == [boat]
+    both(s, g, lambda g: g.cleanup(), k_cleanup(s))
+    assert me.hand == [] and me.discard == [boat, coin, war, ber, coin, boat]
+    both(s, g, lambda g: g.draw_phase(2), k_draw(s))
+    assert me.hand == [coin] * 5 and me.deck == [coin] * 2
+
+
+@pytest.mark.parametrize("held, drawn", [(0, 5), (1, 4), (4, 1), (5, 0), (6, 0)])
+def test_draw_phase_draws_up_to_the_hand_size(held, drawn):
+    """§6.1 with §7.2: the Draw fills the hand up to hand_size = 5 (never a negative draw),
+    each seat in turn order; seat 1 (empty hand) draws 5."""
+    s, g = blank(2, play_all_cards=False)
+    coin, seer = ids(s, "Coin", "Seer")
+    me, other = g.players
+    me.hand = [seer] * held
+    me.deck = [coin] * 8
+    other.deck = [coin] * 8
+    both(s, g, lambda g: g.draw_phase(2), k_draw(s))
+    assert me.hand == [seer] * held + [coin] * drawn and len(me.deck) == 8 - drawn
+    assert other.hand == [coin] * 5
+
+
+@pytest.mark.parametrize("play_all", [True, False])
+def test_round1_draw_comes_on_top_of_the_setup_hand(play_all):
+    """§13.11 setup_hand_is_round1_hand = false: the round-1 Draw follows no Main phase, so
+    the 5 setup cards were not kept back and 5 more are drawn (10 in hand), whatever
+    play_all_cards says (§7.2: only cards kept back count towards the hand size)."""
+    s, g = blank(2, play_all_cards=play_all, setup_hand_is_round1_hand=False)
+    coin, seer = ids(s, "Coin", "Seer")
+    me = g.players[0]
+    me.hand = [seer] * 5
+    me.deck = [coin] * 8
+    both(s, g, lambda g: g.draw_phase(1), k_draw(s, 1))
+    assert me.hand == [seer] * 5 + [coin] * 5 and me.deck == [coin] * 3
+
+
 # ---------------------------------------------------------------- §8.1 Defend, §8.2 Attack
 
 def _duel(opts=None, atk_cards=(), dfd_cards=(), dfd_action=R.DEFEND, players=2):

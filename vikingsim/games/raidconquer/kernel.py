@@ -1,13 +1,14 @@
 """Private compiled kernel of Raid & Conquer (style rule 1: arrays in, arrays out, no checks).
 
-Flow: ``_play_block`` -> ``_play_game`` -> ``_setup``, then per round ``_play_round`` (Draw,
-``_plan`` for the Secret Plan, ``_main_turn`` with ``_choose_alt``/``_use_alt`` and
-``_buy_step``, ``_action_phase``: ``_defend``, ``_attacks``, ``_raid_party`` /
-``_chaotic_raid``, ``_lone_raid``), ``_game_over`` and ``_cleanup``; then ``_winner``,
-``_score`` and ``_census`` fill the outputs. Every function allocates nothing
-(``nrt=False``); the block's scratch arrays are passed in. The dice stream draws every shuffle
-(setup, reshuffles, Ritual Sacrifice), the policy stream every random-policy choice, in the
-order of the notes' Simulation protocol (§14); ``reference.py`` follows the same protocol.
+Flow: ``_play_block`` -> ``_play_game`` -> ``_setup``, then per round ``_play_round``
+(``_draw_phase``, ``_plan`` for the Secret Plan, ``_main_turn`` with ``_keep_back``,
+``_choose_alt``/``_use_alt`` and ``_buy_step``, ``_action_phase``: ``_defend``,
+``_attacks``, ``_raid_party`` / ``_chaotic_raid``, ``_lone_raid``), ``_game_over`` and
+``_cleanup``; then ``_winner``, ``_score`` and ``_census`` fill the outputs. Every function
+allocates nothing (``nrt=False``); the block's scratch arrays are passed in. The dice stream
+draws every shuffle (setup, reshuffles, Ritual Sacrifice), the policy stream every
+random-policy choice, in the order of the notes' Simulation protocol (§14); ``reference.py``
+follows the same protocol.
 
 State of one game (reused by a block's games; P seats, CAP = cards in the game):
     pp    int16[P, 6, CAP]  per-seat piles DECK, DISC, HAND, PLAY, RAID, BURY (top = last)
@@ -36,6 +37,7 @@ VDECK, TREAS, RDECK = 0, 1, 2
 VROW, RROW = 0, 1
 # flags of a card in play
 NORMAL, USED, SACRIFICED, BURIED, TAKEN = 0, 1, 2, 3, 4
+KEEP = 5                    # ``_keep_back``'s mark on a hand card (before anything is played)
 # actions
 DEFEND, ATTACK, PARTY, LONE = 0, 1, 2, 3
 EMPTY = -1
@@ -648,15 +650,52 @@ def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp
 
 
 @jit(nrt=False)
+def _keep_back(ri, card, par, pp, pn, fl, s, spring):
+    """Policy (§7.2, §13.8, ``keep_in_winter``): with ``play_all_cards`` false, in Winter, mark
+    ``fl[s, h] = KEEP`` on up to keep_in_winter hand cards with no Silver and Power + Influence
+    > 0, highest Power, then Influence, then earliest; the others get NORMAL. (``fl`` is free:
+    nothing is in play yet.) Returns how many are kept."""
+    n = pn[s, HAND]
+    for h in range(n):
+        fl[s, h] = NORMAL
+    if spring or ri[RuleSlot.PLAY_ALL_CARDS]:
+        return 0
+    kept = 0
+    for _ in range(int(par[Param.KEEP_IN_WINTER])):
+        best, bp, bi = -1, 0, 0
+        for h in range(n):
+            k = pp[s, HAND, h]
+            p, q = card[Col.POWER, k], card[Col.INFLUENCE, k]
+            if fl[s, h] == KEEP or card[Col.SILVER, k] != 0 or p + q <= 0:
+                continue
+            if best < 0 or p > bp or (p == bp and q > bi):
+                best, bp, bi = h, p, q
+        if best < 0:
+            break
+        fl[s, best] = KEEP
+        kept += 1
+    return kept
+
+
+@jit(nrt=False)
 def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
                spring, dice, pol):
-    """§7: play the whole hand (§7.2 DEFAULT), use abilities card by card, buy, then move
-    buried cards to the Bury pile (§7.6)."""
-    for h in range(pn[s, HAND]):
-        fl[s, h] = NORMAL
-        pp[s, PLAY, h] = pp[s, HAND, h]
-    pn[s, PLAY] = pn[s, HAND]
-    pn[s, HAND] = 0
+    """§7: play the hand (§7.2: the whole hand, unless ``_keep_back`` keeps cards in hand, in
+    hand order), use abilities card by card, buy, then move buried cards to the Bury pile
+    (§7.6)."""
+    _keep_back(ri, card, par, pp, pn, fl, s, spring)
+    m, q = 0, 0
+    for h in range(pn[s, HAND]):                           # m, q <= h: in place
+        k = pp[s, HAND, h]
+        if fl[s, h] == KEEP:
+            pp[s, HAND, q] = k
+            q += 1
+        else:
+            fl[s, m] = NORMAL
+            pp[s, PLAY, m] = k
+            m += 1
+    pn[s, PLAY] = m
+    pn[s, HAND] = q
     i = 0
     while i < pn[s, PLAY]:
         k = pp[s, PLAY, i]
@@ -1095,14 +1134,25 @@ def _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, su
 
 
 @jit(nrt=False)
+def _draw_phase(ri, pp, pn, fl, gs, n_seats, rnd, dice):
+    """§6.1, §7.2: each seat in turn order draws ``hand_size`` less the cards it kept back in
+    hand at the last Main phase (never below 0; with every card played: ``hand_size``). A
+    round-1 Draw (§13.11, ``setup_hand_is_round1_hand`` false) follows no Main phase: the
+    setup hand was not kept back, so it draws ``hand_size`` on top of it."""
+    for i in range(n_seats):
+        s = _turn_seat(gs[GS_FIRST], i, n_seats)
+        need = ri[RuleSlot.HAND_SIZE] - (pn[s, HAND] if rnd > 1 else 0)
+        if need > 0:
+            _draw_to(pp, pn, fl, s, HAND, need, dice)
+
+
+@jit(nrt=False)
 def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, sh, shn, rows,
                 supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, dice, pol):
     """One round (§5): Draw, (Spring) Secret Plan, Main, (Spring) Action phase."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     if rnd > 1 or not ri[RuleSlot.SETUP_HAND_IS_ROUND1]:        # §6.1, §13.11
-        for i in range(n_seats):
-            s = _turn_seat(gs[GS_FIRST], i, n_seats)
-            _draw_to(pp, pn, fl, s, HAND, ri[RuleSlot.HAND_SIZE], dice)
+        _draw_phase(ri, pp, pn, fl, gs, n_seats, rnd, dice)
     if spring:                                                   # §6.2
         for i in range(n_seats):
             s = _turn_seat(gs[GS_FIRST], i, n_seats)

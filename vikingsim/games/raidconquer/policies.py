@@ -7,9 +7,13 @@ The Secret Plan of a scripted policy is an **ordered list of (action, condition)
 also use commas): the first rule whose condition holds on
 the drawn hand is chosen (conditions and their thresholds below; nothing matches: Defend).
 Buys score each affordable card by the weights ``w_*`` (``w_power`` x Power + ...); OR
-abilities are used by priority ``prio_*`` (0 = never). The engine, not the policy, enforces
-legality: it offers only legal choices (affordable cards, non-empty piles, a Coin to
-sacrifice, capacity of the Longboats).
+abilities are used by priority ``prio_*`` (0 = never). With the rule ``play_all_cards`` =
+false (§7.2, §13.8), ``keep_in_winter`` = N keeps back, in a Winter round (no Action phase,
+so Power and Influence would be wasted), up to N cards of the hand that give no Silver and
+have Power + Influence > 0: highest Power first, then highest Influence, then earliest in
+hand; they stay in hand for the next round (DEFAULT 0 for every shipped policy). The
+engine, not the policy, enforces legality: it offers only legal choices (affordable cards,
+non-empty piles, a Coin to sacrifice, capacity of the Longboats).
 
 Plan rules (P = Base Attack + card Power, I = Influence, L = a Longboat or Shipbuild in hand):
   block    an opponent has >= block_raids Raid cards and P >= attack_min: Attack them
@@ -76,7 +80,8 @@ class Param(IntEnum):
     INVITE = MAX_PLAN + 15
     ACCEPT = MAX_PLAN + 16
     DEFEND_BURY = MAX_PLAN + 17
-    PRIO0 = MAX_PLAN + 18           # PRIO0 + Ability code: priority of that OR-alternative
+    KEEP_IN_WINTER = MAX_PLAN + 18
+    PRIO0 = MAX_PLAN + 19           # PRIO0 + Ability code: priority of that OR-alternative
 
 
 N_PARAMS = int(Param.PRIO0) + len(Ability)
@@ -133,6 +138,9 @@ class Scripted:
                         "Longboats allow (else raid alone)", section="§8.3.3, §12.4")
     accept: bool = rule(True, "accept an invitation after choosing Defend", section="§8.3.3")
     defend_bury: bool = rule(True, "Defend: bury a Coin (else Hacksilver)", section="§8.1.2")
+    keep_in_winter: int = rule(0, "Winter, play_all_cards = false: keep back up to this many "
+                               "cards with no Silver and Power + Influence > 0 (highest Power, "
+                               "then Influence, then earliest)", section="§13.8", lo=0, hi=5)
     prio_draw: int = _p(3, "+N cards")
     prio_sacrifice_draw: int = _p(4, "sacrifice a Coin: +N cards")
     prio_shipbuild: int = _p(9, "Shipbuild (when raiding with no Longboat in play)")

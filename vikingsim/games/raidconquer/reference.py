@@ -110,6 +110,16 @@ class Game:
                 return
             pl.hand.append(k)
 
+    def draw_phase(self, rnd):
+        """§6.1, §7.2: each player in turn order draws up to ``hand_size`` cards, the cards kept
+        back in hand (``play_all_cards`` = false) counting towards it, never a negative draw;
+        with every card played that is ``hand_size``. In round 1 (a Draw only when
+        ``setup_hand_is_round1_hand`` is false, §13.11) no card has been kept back yet: the
+        setup hand does not count, ``hand_size`` more are drawn."""
+        for pl in self.order():
+            kept = len(pl.hand) if rnd > 1 else 0
+            self.draw_into_hand(pl, max(0, self.ri[RuleSlot.HAND_SIZE] - kept))
+
     def draw_into_play(self, pl, count):       # "+N cards": drawn and played (§7.2)
         for _ in range(count):
             k = piles.draw(pl.deck, pl.discard, self.dice)
@@ -426,12 +436,28 @@ class Game:
         pl.silver_avail += avail
         pl.silver_spent += spent
 
+    def keep_back(self, pl, spring):
+        """Policy (§7.2, §13.8, ``keep_in_winter``): the hand positions kept back. Only with
+        ``play_all_cards`` false and in Winter (no Action phase: Power and Influence would be
+        wasted): up to keep_in_winter cards that give no Silver and have Power + Influence
+        > 0, highest Power first, then highest Influence, then earliest in hand."""
+        if spring or self.ri[RuleSlot.PLAY_ALL_CARDS]:
+            return set()
+        c, hand = self.c, pl.hand
+        wasted = [h for h, k in enumerate(hand) if c.silver[k] == 0 and c.power[k] + c.infl[k] > 0]
+        wasted.sort(key=lambda h: (-c.power[hand[h]], -c.infl[hand[h]], h))
+        return set(wasted[:int(pl.p[Param.KEEP_IN_WINTER])])
+
     def main_turn(self, pl, spring):
-        """§7: play the whole hand (§7.2 DEFAULT), use abilities card by card, buy, and move
-        buried cards to the Bury pile at the end of the turn."""
-        pl.play = [[k, NORMAL] for k in pl.hand]
-        pl.hand = []
+        """§7: play the hand (§7.2: all of it, unless ``keep_back`` keeps cards, which stay in
+        hand, out of play), use abilities card by card, buy, and move buried cards to the Bury
+        pile at the end of the turn."""
+        kept = self.keep_back(pl, spring)
+        pl.play = [[k, NORMAL] for h, k in enumerate(pl.hand) if h not in kept]
+        pl.hand = [k for h, k in enumerate(pl.hand) if h in kept]
         self.say(f"  seat {pl.seat} plays {[self.name(k) for k, _ in pl.play]}")
+        if pl.hand:
+            self.say(f"  seat {pl.seat} keeps {[self.name(k) for k in pl.hand]} in hand")
         i = 0
         while i < len(pl.play):
             if pl.play[i][1] == NORMAL and self.c.alts[pl.play[i][0]]:
@@ -735,8 +761,7 @@ class Game:
             self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
                      f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
             if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:      # §6.1, §13.11
-                for pl in self.order():
-                    self.draw_into_hand(pl, self.ri[R.HAND_SIZE])
+                self.draw_phase(rnd)
             if spring:                                              # §6.2
                 for pl in self.order():
                     pl.action, pl.target = self.plan(pl)

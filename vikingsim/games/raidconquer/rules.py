@@ -63,6 +63,7 @@ class RuleSlot(IntEnum):
     HACKSILVER = 26
     START_CARD_CHAR = 27        # §12.3 variant: character given an extra starting card (-1)
     START_CARD = 28             # its card id (-1)
+    PLAY_ALL_CARDS = 29         # §7.2, §13.8: 0 = a player may keep cards back in hand
 
 
 N_RULE_SLOTS = len(RuleSlot)
@@ -93,6 +94,9 @@ class Rules:
     start_coins: int = rule(8, "Coins in each starting deck", section="§4.6", lo=0, hi=8)
     start_longboats: int = rule(2, "Longboats in each starting deck", section="§4.6", lo=0,
                                 hi=5)
+    play_all_cards: bool = rule(True, "Main: the whole hand is played (else a policy may keep "
+                                "cards back in hand; the Draw then draws up to hand_size)",
+                                section="§7.2, §13.8")
     setup_hand_is_round1_hand: bool = rule(True, "the 5 cards drawn at setup are the round-1 "
                                            "hand (no round-1 Draw)", section="§4.6, §13.11")
     card_defense_counts: str = rule("when_defending", "Defense on Viking cards adds to a "
@@ -208,6 +212,7 @@ class Rules:
         ri[S.WARRIORS] = c.special(cat.Pile.WARRIORS)
         ri[S.HACKSILVER] = c.special(cat.Pile.HACKSILVER)
         ri[S.START_CARD_CHAR], ri[S.START_CARD] = self.start_card_ids(c)
+        ri[S.PLAY_ALL_CARDS] = self.play_all_cards
         card = np.stack([c.pile, c.copies, c.cost, c.power, c.influence, c.defense, c.silver,
                          c.legend, c.level, c.attack_char, c.persist, c.betray]).astype(np.int64)
         return CompiledRules(ri=ri, card=card, alt=c.alt.copy(), alt_n=c.alt_n.copy(),
