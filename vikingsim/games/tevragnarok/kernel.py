@@ -20,8 +20,9 @@ State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     opts int64[MAX_OPTS, 3]; fig int64[n, 3]; ftmp int64[3]; sc int64[N_SC]; special int64[3, 2, 2]
     infl, gr int64[n, R]: Influence and ground units, kept in step with every unit move
     (``_add_settlers`` ...); control is checked again only after a move (``SC_CONTROL_STALE``);
-    fvals, cv, cand: a turn's
-    option values (``_prize_values``, ``_card_values``) and slay-candidate regions
+    fvals, cv, cand, tc: a turn's
+    option values (``_prize_values``, ``_card_values``), slay-candidate regions and what
+    every option shares (``_turn_cache``, ``TC_*``)
 """
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ N_BT = 5
 SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, SC_FAVOR_MAX, \
     SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE = range(12)
 N_SC = 12
+ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region r changed
+# turn cache (``_turn_cache``): what every option of one choice shares, for the chooser
+TC_HELD = 0                                   # + g: Island Runes of god g held
+TC_FAVOR = 3                                  # + g: a Favor card of god g at today's ranks
+TC_FAVOR_LO = 6                               # least valuable held Favor card (hand full)
+TC_ISLAND = 7                                 # + g: an Island of god g (``_focus``)
+N_TC = 10
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -94,6 +102,7 @@ class State(NamedTuple):
     fvals: np.ndarray
     cv: np.ndarray
     cand: np.ndarray
+    tc: np.ndarray
 
 
 class Out(NamedTuple):
@@ -145,13 +154,20 @@ def _gain(cf, st, p, kind, k):
 
 @jit(inline="always", nrt=False)
 def _moved(st):
-    """Units moved: control must be checked again."""
-    st.sc[SC_CONTROL_STALE] = 1
+    """Units may have moved anywhere: control must be checked again in every region."""
+    st.sc[SC_CONTROL_STALE] = ALL_REGIONS
+
+
+@jit(inline="always", nrt=False)
+def _changed(st, r):
+    """Influence or ground units changed in region r: check its control again."""
+    st.sc[SC_CONTROL_STALE] |= 1 << r
 
 
 @jit(inline="always", nrt=False)
 def _add_settlers(st, p, r, k):
     """k Settlers more (or fewer) on region r, with their Influence and ground count (§2.4)."""
+    _changed(st, r)
     st.settlers[p, r] += k
     st.infl[p, r] += SETTLER_INFLUENCE * k
     st.gr[p, r] += k
@@ -159,6 +175,7 @@ def _add_settlers(st, p, r, k):
 
 @jit(inline="always", nrt=False)
 def _add_temples(st, p, r, k):
+    _changed(st, r)
     st.temples[p, r] += k
     st.infl[p, r] += TEMPLE_INFLUENCE * k
     st.gr[p, r] += k
@@ -169,8 +186,10 @@ def _add_boats(cf, st, p, d, k):
     """§3.2: a moored Boat counts for each region of its dock (a Boat is no ground unit)."""
     st.boats[p, d] += k
     st.infl[p, cf.dock[d, 0]] += BOAT_INFLUENCE * k
+    _changed(st, cf.dock[d, 0])
     if cf.dock[d, 1] >= 0:
         st.infl[p, cf.dock[d, 1]] += BOAT_INFLUENCE * k
+        _changed(st, cf.dock[d, 1])
 
 
 @jit(inline="always", nrt=False)
@@ -178,8 +197,10 @@ def _set_valkyrie(st, p, g, r):
     """§3.6: Valkyrie g of seat p to region r (2 Influence, a ground unit)."""
     old = st.valk[p, g]
     if old >= 0:
+        _changed(st, old)
         st.infl[p, old] -= VALKYRIE_INFLUENCE
         st.gr[p, old] -= 1
+    _changed(st, r)
     st.valk[p, g] = r
     st.infl[p, r] += VALKYRIE_INFLUENCE
     st.gr[p, r] += 1
@@ -228,6 +249,7 @@ def _influence_all(cf, st):
     Temple 4, moored Boat 2 per region of its dock, Valkyrie 2) and ``st.gr`` (ground units:
     Settlers, Temples, Valkyries; a Boat is not on the ground). A full count: the game keeps
     both in step move by move; tests call it after setting a position by hand."""
+    _moved(st)
     n, R = st.settlers.shape[0], cf.rune.shape[0]
     for p in range(n):
         for r in range(R):
@@ -256,11 +278,14 @@ def _ground(st, p, r):
 def _update_control(cf, st):
     """§2.4, §3.6: a unique most-Influence player with ground units takes the Rune (+1 Fury);
     a holder without ground units and no such challenger returns it."""
-    if st.sc[SC_CONTROL_STALE] == 0:
+    stale = st.sc[SC_CONTROL_STALE]
+    if stale == 0:
         return                                   # idempotent: nothing moved since the last check
     st.sc[SC_CONTROL_STALE] = 0
     n = st.settlers.shape[0]
-    for r in range(cf.rune.shape[0]):
+    for r in range(cf.rune.shape[0]):            # a region's check depends on that region only
+        if (stale >> r) & 1 == 0:
+            continue
         best, best_seat, tie = -1, -1, False
         for p in range(n):
             if st.gr[p, r] == 0:
@@ -360,25 +385,38 @@ def _face_up_ok(cf, st, p, card):
     return True
 
 
-@jit(nrt=False)
-def _rune_ok(cf, st, p, card):
-    """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes."""
-    if not _face_up_ok(cf, st, p, card):
-        return False
+@jit(inline="always", nrt=False)
+def _held_runes(cf, st, p):
+    """Island Runes of each god held by p, into ``st.tc[TC_HELD + g]``."""
     for h in range(N_RUNES):
-        st.ftmp[h] = 0
+        st.tc[TC_HELD + h] = 0
     for r in range(cf.rune.shape[0]):
         if st.control[r] == p:
-            st.ftmp[cf.rune[r]] += 1
+            st.tc[TC_HELD + cf.rune[r]] += 1
+
+
+@jit(inline="always", nrt=False)
+def _runes_enough(cf, st, card):
+    """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes
+    (``_held_runes`` first) reach the Rune action's count."""
     g = cf.cards[card, CARD_RUNE]
     held = 0
     if g == JOKER:
         for h in range(N_RUNES):
-            if st.ftmp[h] > held:
-                held = st.ftmp[h]
+            if st.tc[TC_HELD + h] > held:
+                held = st.tc[TC_HELD + h]
     else:
-        held = st.ftmp[g]
+        held = st.tc[TC_HELD + g]
     return 1 + held >= cf.ri[S.RUNE_ACTION_RUNES]
+
+
+@jit(nrt=False)
+def _rune_ok(cf, st, p, card):
+    """§2.2, §3.5: the card may be played face up and its Rune action is open."""
+    if not _face_up_ok(cf, st, p, card):
+        return False
+    _held_runes(cf, st, p)
+    return _runes_enough(cf, st, card)
 
 
 # ------------------------------------------------------------------ policy values (§4.7)
@@ -391,6 +429,8 @@ def _focus(cf, st, p, kind, prm, pol_rng):
     if kind == PolicyKind.RANDOM_LEGAL:
         return _rand(pol_rng, R)
     n = st.settlers.shape[0]
+    for g in range(N_RUNES):
+        st.tc[TC_ISLAND + g] = cf.island[_rank_index(st.fury[0], g)]
     best, best_r = -1e300, 0
     for r in range(R):
         own = st.infl[p, r]
@@ -400,7 +440,7 @@ def _focus(cf, st, p, kind, prm, pol_rng):
                 rival = st.infl[q, r]
         v = 0.0
         if st.control[r] != p:
-            v += cf.island[_rank_index(st.fury[0], cf.rune[r])]
+            v += st.tc[TC_ISLAND + cf.rune[r]]
         v -= 0.5 * max(0, rival - own)
         if st.has_giant[r]:
             v += prm[Param.GIANT_WEIGHT]
@@ -410,20 +450,33 @@ def _focus(cf, st, p, kind, prm, pol_rng):
 
 
 @jit(nrt=False)
+def _turn_cache(cf, st, p):
+    """What every option of p's choice shares, into ``st.tc`` (``TC_*``): held Island Runes,
+    Favor card values at today's ranks and the least valuable held one."""
+    _held_runes(cf, st, p)
+    for g in range(N_RUNES):
+        st.tc[TC_FAVOR + g] = cf.favor[_rank_index(st.fury[0], g)]
+    lo = 1 << 30
+    for i in range(st.nfav[p]):
+        x = st.tc[TC_FAVOR + cf.favor_rune[st.fav[p, i]]]
+        if x < lo:
+            lo = x
+    st.tc[TC_FAVOR_LO] = lo
+
+
+@jit(inline="always", nrt=False)
 def _favor_value(cf, st, p, f):
-    v = float(cf.favor[_rank_index(st.fury[0], cf.favor_rune[f])])
+    """A Favor card's value to p (``_turn_cache`` first): its points, less the card sent
+    back when the hand of Favor cards is full."""
+    v = float(st.tc[TC_FAVOR + cf.favor_rune[f]])
     if st.nfav[p] >= MAX_FAVOR_HELD:
-        lo = 1 << 30
-        for i in range(st.nfav[p]):
-            x = cf.favor[_rank_index(st.fury[0], cf.favor_rune[st.fav[p, i]])]
-            if x < lo:
-                lo = x
-        v -= lo
+        v -= st.tc[TC_FAVOR_LO]
     return v
 
 
 @jit(nrt=False)
 def _slay_value(cf, st, p, card, prm):
+    """Expected Giant value plus the Rune points of the card's Fury, less the Settlers."""
     g = cf.cards[card, CARD_RUNE]
     if g == JOKER:
         g = _best_fury_rune(cf, st, p)
@@ -442,8 +495,8 @@ def _card_values(cf, st, p, prm):
         n = 0
         if _face_up_ok(cf, st, p, card):
             n += 1
-        if _rune_ok(cf, st, p, card):
-            n += 1
+            if _runes_enough(cf, st, card):
+                n += 1
         st.cv[i, 0] = prm[Param.FACE_UP_VALUE] * n
         s = _strength(cf, st, p, card)
         st.cv[i, 1] = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
@@ -492,9 +545,27 @@ def _joined(st, p, s):
     return False
 
 
-@jit(nrt=False)
-def _options(cf, st, p, kind):
-    """The fixed option list (§4.7) into ``st.opts``; returns its length."""
+@jit(inline="always", nrt=False)
+def _offer(cf, st, p, prm, k, best, score, i, use, x):
+    """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value
+    beats the best so far (first on ties). Returns the new (k, best)."""
+    if not score:
+        st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, use, x
+        return k + 1, best
+    v = _option_value(cf, st, p, i, use, x, prm)
+    if v > best:
+        st.opts[0, 0], st.opts[0, 1], st.opts[0, 2] = i, use, x
+        return 1, v
+    return k, best
+
+
+@jit(inline="always", nrt=False)
+def _options(cf, st, p, kind, prm, score):
+    """The fixed option list (§4.7), per card in hand: face up, start a battle at each row
+    end, join each open battle, slay in each region where it can. ``score`` false: the list
+    into ``st.opts``, returns its length. ``score`` true (values from ``_prize_values`` and
+    ``_card_values``): the best option into ``st.opts[0]`` (giant_hunter: the first slay),
+    returns 1."""
     n = st.settlers.shape[0]
     nc = 0                                       # regions where some card could slay
     if kind != PolicyKind.NO_GIANTS:
@@ -502,48 +573,46 @@ def _options(cf, st, p, kind):
             if st.has_giant[r] and st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR:
                 st.cand[nc] = r
                 nc += 1
-    k = 0
+    joinable = 0                                 # bit s: seat s's open battle
+    for s in range(n):
+        if s != p and st.bt[s, BT_OPEN] == 1 and not _joined(st, p, s):
+            joinable |= 1 << s
+    can_start = st.bt[p, BT_OPEN] == 0
+    hunter = score and kind == PolicyKind.GIANT_HUNTER
+    k, best = 0, -1e300
     for i in range(st.nhand[p]):
         card = st.hand[p, i]
-        st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, FACE_UP, 0
-        k += 1
-        if st.bt[p, BT_OPEN] == 0:
+        k, best = _offer(cf, st, p, prm, k, best, score, i, FACE_UP, 0)
+        if can_start:
             for row in range(2):
                 if st.sc[SC_NROW0 + row] > 0:
                     for end in range(2):
-                        st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, START, 2 * row + end
-                        k += 1
+                        k, best = _offer(cf, st, p, prm, k, best, score, i, START,
+                                         2 * row + end)
         for s in range(n):
-            if s != p and st.bt[s, BT_OPEN] == 1 and not _joined(st, p, s):
-                st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, JOIN, s
-                k += 1
+            if (joinable >> s) & 1:
+                k, best = _offer(cf, st, p, prm, k, best, score, i, JOIN, s)
         for t in range(nc):
             r = st.cand[t]
             if _can_slay(cf, st, p, card, r):
-                st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, SLAY, r
-                k += 1
+                if hunter:
+                    st.opts[0, 0], st.opts[0, 1], st.opts[0, 2] = i, SLAY, r
+                    return 1
+                k, best = _offer(cf, st, p, prm, k, best, score, i, SLAY, r)
     return k
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _choose(cf, st, p, kind, prm, pol_rng):
-    """§4.5: random_legal uniform; giant_hunter the first slay; else the best value (first
-    on ties). Returns the option's row in ``st.opts``."""
-    k = _options(cf, st, p, kind)
+    """§4.5: random_legal uniform over the option list; giant_hunter the first slay; else the
+    best value (first on ties). Returns the option's row in ``st.opts``."""
     if kind == PolicyKind.RANDOM_LEGAL:
-        return _rand(pol_rng, k)
-    if kind == PolicyKind.GIANT_HUNTER:
-        for j in range(k):
-            if st.opts[j, 1] == SLAY:
-                return j
+        return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
+    _turn_cache(cf, st, p)
     _prize_values(cf, st, p)
     _card_values(cf, st, p, prm)
-    best, best_j = -1e300, 0
-    for j in range(k):
-        v = _option_value(cf, st, p, st.opts[j, 0], st.opts[j, 1], st.opts[j, 2], prm)
-        if v > best:
-            best, best_j = v, j
-    return best_j
+    _options(cf, st, p, kind, prm, True)
+    return 0
 
 
 # ------------------------------------------------------------------ draft (§2.1, §4.7)
@@ -604,7 +673,6 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
 @jit(nrt=False)
 def _sail(cf, st, p, f):
     """§2.3, §3.2: a Boat to the first dock serving f (mat first), Settlers at 1 Food each."""
-    _moved(st)
     dock = 0
     for d in range(cf.dock.shape[0]):
         if _serves(cf, d, f):
@@ -662,11 +730,10 @@ def _carry(cf, st, p, f):
     return False
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _explore(cf, st, p, f):
     """§2.3, §3.2, §3.6 into f, the first that applies: a Valkyrie carrying; a neighbour's
     Settler; a neighbouring Valkyrie alone; a neighbour's Temple unless a Giant is in f."""
-    _moved(st)
     if _carry(cf, st, p, f):
         return
     for j in range(MAX_DEGREE):
@@ -700,7 +767,6 @@ def _built(cf, st, p):
 @jit(nrt=False)
 def _build(cf, st, p, f):
     """§2.3, §3.4 SEED: a Temple by a Settler where no Giant stands (f first)."""
-    _moved(st)
     if _built(cf, st, p) >= cf.ri[S.TEMPLES] or st.res[p, WOOD] < cf.ri[S.TEMPLE_WOOD]:
         return
     R = cf.rune.shape[0]
@@ -712,7 +778,7 @@ def _build(cf, st, p, f):
             return
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _leader(cf, st, p, card, f):
     act = cf.cards[card, CARD_LEADER]
     if act == Leader.SAIL:
@@ -730,7 +796,6 @@ def _leader(cf, st, p, card, f):
 @jit(nrt=False)
 def _smite(cf, st, p, f):
     """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there."""
-    _moved(st)
     n, R = st.settlers.shape[0], cf.rune.shape[0]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
@@ -748,7 +813,6 @@ def _smite(cf, st, p, f):
 def _attack(cf, st, p, f):
     """§2.3, §3.6: where the player's Settlers outnumber every rival's (Valkyries never
     count) and a rival has one, each rival there loses one (f first)."""
-    _moved(st)
     n, R = st.settlers.shape[0], cf.rune.shape[0]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
@@ -832,7 +896,7 @@ def _move_giant(cf, st, p, f, prm):
                 return
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _rune_action(cf, st, p, card, f, prm):
     act = cf.cards[card, CARD_RUNEACT]
     if act == RuneAct.SMITE:
@@ -849,7 +913,7 @@ def _rune_action(cf, st, p, card, f, prm):
         _raid(cf, st, p, f, True)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _face_up(cf, st, p, card, kind, prm, pol_rng):
     f = _focus(cf, st, p, kind, prm, pol_rng)
     if _face_up_ok(cf, st, p, card):
@@ -865,7 +929,6 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
 @jit(nrt=False)
 def _slay(cf, st, p, card, r, kind, pol_rng):
     """§3.3 SEED: sacrifice, take the hidden Giant, +1 Fury to the card's god, no Boon."""
-    _moved(st)
     need = _slay_need(cf, card)
     _add_settlers(st, p, r, -need)
     st.mat[p, MAT_SETTLERS] += need
@@ -936,7 +999,7 @@ def _win(cf, st, p, s):
     _gain(cf, st, p, cf.rune_res[cf.favor_rune[prize]], cf.ri[S.FAVOR_BAG])
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _lose(cf, st, p, card, kind, prm, pol_rng):
     """§2.5 Boon and +1 Fury of the card's god (Joker: one chosen Rune, §3.5); §3.6 SEED the
     Valkyrie of that Rune, if on the mat, is deployed."""
@@ -964,7 +1027,6 @@ def _lose(cf, st, p, card, kind, prm, pol_rng):
             r = _focus(cf, st, p, kind, prm, pol_rng)
         _set_valkyrie(st, p, g, r)
         st.mat[p, MAT_VALK] -= 1
-        _moved(st)
         _update_control(cf, st)
 
 
@@ -1057,7 +1119,7 @@ def _join(cf, st, p, card, s):
 
 # ------------------------------------------------------------------ turns, Eras, game
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _turn(cf, st, p, kinds, params, dice_rng, pol_rng):
     """§2.5 the player's own battle resolves first; then one card is played (§2.3, §3.3)."""
     if st.bt[p, BT_OPEN]:
@@ -1298,7 +1360,8 @@ def new_state(c, n: int) -> State:
                  control=z(R), vill=z(R), fury=z(2, N_RUNES), bt=z(n, N_BT), ent=z(n, n, 3),
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
-                 fvals=np.zeros(4 + n), cv=np.zeros((MAX_HAND, 4)), cand=z(R))
+                 fvals=np.zeros(4 + n), cv=np.zeros((MAX_HAND, 4)), cand=z(R),
+                 tc=z(N_TC))
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
