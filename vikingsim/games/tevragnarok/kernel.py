@@ -2,8 +2,11 @@
 
 Arrays in, arrays out, no checks, no allocation (``@jit(nrt=False)``): ``play_block`` (plain
 Python) allocates one block's scratch ``State`` and passes it in. Flow: ``_play_block`` ->
-``_play_game`` -> ``_setup_game``, ``_play_era`` (``_draft``, ``_turn``, ``_resolve``,
-``_cleanup``) -> ``_record``. Draws: the dice stream for every shuffle and draw (deck, Giants,
+``_play_game`` -> ``_setup_game``, ``_play_era`` (``_draft``, then per turn ``_resolve``
+and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay``; then
+``_cleanup``) -> ``_record``. Speed: the per-turn chain is inlined (``inline="always"``)
+because every real call copies the whole State and CompiledRules (about 400 machine words)
+onto the stack; ``docs/benchmarks.md`` has the profile. Draws: the dice stream for every shuffle and draw (deck, Giants,
 Favor cards, deals, Invader cards), the policy stream for ``random_legal``'s choices only.
 
 State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
@@ -915,9 +918,17 @@ def _rune_action(cf, st, p, card, f, prm):
 
 @jit(inline="always", nrt=False)
 def _face_up(cf, st, p, card, kind, prm, pol_rng):
-    f = _focus(cf, st, p, kind, prm, pol_rng)
-    if _face_up_ok(cf, st, p, card):
-        ok_rune = _rune_ok(cf, st, p, card)
+    """§2.3: the Leader action, then the Rune action when open, both at the focus region
+    (random_legal draws it always; a scored policy works it out only when an action uses it:
+    all but Harvest and Exchange)."""
+    ok = _face_up_ok(cf, st, p, card)
+    ok_rune = ok and _rune_ok(cf, st, p, card)
+    f = 0
+    if kind == PolicyKind.RANDOM_LEGAL or (ok and (
+            cf.cards[card, CARD_LEADER] != Leader.HARVEST
+            or (ok_rune and cf.cards[card, CARD_RUNEACT] != RuneAct.EXCHANGE))):
+        f = _focus(cf, st, p, kind, prm, pol_rng)
+    if ok:
         _leader(cf, st, p, card, f)
         _update_control(cf, st)
         if ok_rune:
@@ -1061,7 +1072,7 @@ def _pay_fighters(cf, st, s):
     return nf
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
     """§2.5: highest Strength wins, ties lose, a lone fighter meets the Invaders."""
     st.bt[s, BT_OPEN] = 0
@@ -1120,10 +1131,8 @@ def _join(cf, st, p, card, s):
 # ------------------------------------------------------------------ turns, Eras, game
 
 @jit(inline="always", nrt=False)
-def _turn(cf, st, p, kinds, params, dice_rng, pol_rng):
-    """§2.5 the player's own battle resolves first; then one card is played (§2.3, §3.3)."""
-    if st.bt[p, BT_OPEN]:
-        _resolve(cf, st, p, kinds, params, dice_rng, pol_rng)
+def _play_card(cf, st, p, kinds, params, pol_rng):
+    """§2.3, §3.3, §2.5: p plays the card of the chosen option."""
     kind, prm = kinds[p], params[p]
     j = _choose(cf, st, p, kind, prm, pol_rng)
     i, use, x = st.opts[j, 0], st.opts[j, 1], st.opts[j, 2]
@@ -1159,19 +1168,19 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     st.sc[SC_INVADERS] = 0
     _draft(cf, st, kinds, params, dice_rng, pol_rng)
     first = st.sc[SC_ERA] % n
-    for _ in range(cf.ri[S.DRAFT]):
-        for i in range(n):
-            _turn(cf, st, (first + i) % n, kinds, params, dice_rng, pol_rng)
-    for i in range(n):
-        s = (first + i) % n
-        if st.bt[s, BT_OPEN]:
-            if cf.ri[S.LAST_BATTLES_RESOLVE]:
+    turns = cf.ri[S.DRAFT] * n                   # a multiple of n: the end pass starts at first
+    for t in range(turns + n):                   # one loop: ``_resolve`` compiled once
+        s = (first + t) % n
+        if st.bt[s, BT_OPEN]:                    # §2.5: a player's own battle resolves first
+            if t < turns or cf.ri[S.LAST_BATTLES_RESOLVE]:
                 _resolve(cf, st, s, kinds, params, dice_rng, pol_rng)
-            else:
+            else:                                # still open at the Era's end (§4.7)
                 st.bt[s, BT_OPEN] = 0
                 _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], st.bt[s, BT_PRIZE])
                 for j in range(st.bt[s, BT_N]):
                     _discard(st, st.ent[s, j, 1])
+        if t < turns:
+            _play_card(cf, st, s, kinds, params, pol_rng)
     _cleanup(cf, st)
 
 
