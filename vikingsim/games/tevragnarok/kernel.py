@@ -492,7 +492,7 @@ def _slay_value(cf, st, p, card, prm):
 @jit(nrt=False)
 def _card_values(cf, st, p, prm):
     """Per card in hand, what its options' values share (§4.7): the face-up value, and for a
-    battle the win chance p, the loss value and whether its Steel can be paid."""
+    battle the win chance p, (1 - p) x the loss value and whether its Steel can be paid."""
     for i in range(st.nhand[p]):
         card = st.hand[p, i]
         n = 0
@@ -502,42 +502,45 @@ def _card_values(cf, st, p, prm):
                 n += 1
         st.cv[i, 0] = prm[Param.FACE_UP_VALUE] * n
         s = _strength(cf, st, p, card)
-        st.cv[i, 1] = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
+        pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
+        st.cv[i, 1] = pw
         lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE]
         g = cf.cards[card, CARD_RUNE]
         if (g == JOKER and _deployed(st, p) < N_VALKYRIES) or (g != JOKER and st.valk[p, g] < 0):
             lose += prm[Param.VALKYRIE_VALUE]
-        st.cv[i, 2] = lose
+        st.cv[i, 2] = (1.0 - pw) * lose
         st.cv[i, 3] = 1.0 if st.res[p, STEEL] >= cf.cards[card, CARD_COST] else 0.0
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _option_value(cf, st, p, i, use, x, prm):
-    """One option's value from ``_card_values`` and ``_prize_values`` (§4.7)."""
+    """One option's value from ``_card_values`` and ``_prize_values`` (§4.7): a battle is
+    p x (the prize's value won) + (1 - p) x the loss value."""
     if use == FACE_UP:
         return st.cv[i, 0]
     if use == START or use == JOIN:
         if st.cv[i, 3] == 0.0:
             return 0.0                                   # §2.5: could not take part
-        fval = st.fvals[x] if use == START else st.fvals[4 + x]
-        pw = st.cv[i, 1]
-        win = fval + cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
-        return pw * win + (1.0 - pw) * st.cv[i, 2]
+        win = st.fvals[x] if use == START else st.fvals[4 + x]
+        return st.cv[i, 1] * win + st.cv[i, 2]
     return _slay_value(cf, st, p, st.hand[p, i], prm)
 
 
 @jit(nrt=False)
-def _prize_values(cf, st, p):
-    """Favor value of every available prize (row ends 0..3, open battles 4 + starter)."""
-    for x in range(4):
-        row, end = x // 2, x % 2
-        nrow = st.sc[SC_NROW0 + row]
-        if nrow > 0:
-            prize = st.rows[row, 0] if end == 0 else st.rows[row, nrow - 1]
-            st.fvals[x] = _favor_value(cf, st, p, prize)
+def _prize_values(cf, st, p, prm):
+    """What winning each prize p may fight for is worth: its Favor value plus the Favor bag
+    (row ends 0..3 when p can start a battle, others' open battles 4 + starter)."""
+    bag = cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
+    if st.bt[p, BT_OPEN] == 0:
+        for x in range(4):
+            row, end = x // 2, x % 2
+            nrow = st.sc[SC_NROW0 + row]
+            if nrow > 0:
+                prize = st.rows[row, 0] if end == 0 else st.rows[row, nrow - 1]
+                st.fvals[x] = _favor_value(cf, st, p, prize) + bag
     for s in range(st.settlers.shape[0]):
-        if st.bt[s, BT_OPEN]:
-            st.fvals[4 + s] = _favor_value(cf, st, p, st.bt[s, BT_PRIZE])
+        if s != p and st.bt[s, BT_OPEN]:
+            st.fvals[4 + s] = _favor_value(cf, st, p, st.bt[s, BT_PRIZE]) + bag
 
 
 @jit(inline="always", nrt=False)
@@ -612,7 +615,7 @@ def _choose(cf, st, p, kind, prm, pol_rng):
     if kind == PolicyKind.RANDOM_LEGAL:
         return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
     _turn_cache(cf, st, p)
-    _prize_values(cf, st, p)
+    _prize_values(cf, st, p, prm)
     _card_values(cf, st, p, prm)
     _options(cf, st, p, kind, prm, True)
     return 0
