@@ -6,15 +6,16 @@ Python) allocates one block's scratch ``State`` and passes it in. Flow: ``_play_
 and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay``; then
 ``_cleanup``) -> ``_record``. Speed: the per-turn chain is inlined (``inline="always"``)
 because every real call copies the whole State and CompiledRules (about 400 machine words)
-onto the stack; ``docs/benchmarks.md`` has the profile. Draws: the dice stream for every shuffle and draw (deck, Giants,
-Favor cards, deals, Invader cards), the policy stream for ``random_legal``'s choices only.
+onto the stack; ``docs/benchmarks.md`` has the profile. Draws: the dice stream for every
+shuffle and draw (deck, Giants, Favor cards, deals, Invader cards), the policy stream for
+``random_legal``'s choices only.
 
 State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     settlers, temples int64[n, R]   units on the board   mat int64[n, 2]  Settlers, Valkyries
     boats int64[n, D]               moored Boats          valk int64[n, 3] region or -1 (mat)
     res int64[n, 3]                 Wood, Food, Steel     fav int64[n, 4], nfav int64[n]
     pl int64[n, N_PL]               per-seat counters (``PL_*``)
-    hand, pack, tmp int64[n, K]; nhand, npack int64[n]   hands and draft packs
+    hand, pack int64[n, K]; nhand, npack int64[n]   hands and draft packs (pack a: dealt to seat a)
     deck, disc int64[C]             Viking piles (top = last)
     giant, has_giant int64[R]       token values / presence; tokens int64[9]
     rows int64[2, F]; fdeck int64[F]                      the two Favor rows
@@ -82,7 +83,6 @@ class State(NamedTuple):
     nhand: np.ndarray
     pack: np.ndarray
     npack: np.ndarray
-    tmp: np.ndarray
     deck: np.ndarray
     disc: np.ndarray
     giant: np.ndarray
@@ -636,14 +636,16 @@ def _discard(st, card):
     st.sc[SC_NDISC] += 1
 
 
-@jit(nrt=False)
-def _pick(cf, st, p, kind, prm, pol_rng):
-    m = st.npack[p]
+@jit(inline="always", nrt=False)
+def _pick(cf, st, p, a, kind, prm, pol_rng):
+    """§4.7: seat p picks from pack a: random_legal uniform, else the strongest card (a
+    Valkyrie or Einherjar card: + special_bonus), first on ties."""
+    m = st.npack[a]
     if kind == PolicyKind.RANDOM_LEGAL:
         return _rand(pol_rng, m)
     best, best_j = -1e300, 0
     for j in range(m):
-        c = st.pack[p, j]
+        c = st.pack[a, j]
         v = _strength(cf, st, p, c) + prm[Param.SPECIAL_BONUS] * (cf.cards[c, CARD_KIND]
                                                                  != CardKind.BASE)
         if v > best:
@@ -658,20 +660,15 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
         for j in range(k):
             st.pack[p, j] = _draw_card(st, dice_rng)
         st.npack[p] = k
-    for _ in range(k):
+    for rnd in range(k):
         for p in range(n):
-            j = _pick(cf, st, p, kinds[p], params[p], pol_rng)
-            st.hand[p, st.nhand[p]] = st.pack[p, j]
+            a = (p - rnd) % n                    # packs pass to the left: after rnd passes
+            j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)   # p holds seat p-rnd's
+            st.hand[p, st.nhand[p]] = st.pack[a, j]
             st.nhand[p] += 1
-            for t in range(j, st.npack[p] - 1):
-                st.pack[p, t] = st.pack[p, t + 1]
-            st.npack[p] -= 1
-        for p in range(n):                       # pass to the left: seat p gets p-1's pack
-            for t in range(st.npack[p]):
-                st.tmp[(p + 1) % n, t] = st.pack[p, t]
-        for p in range(n):
-            for t in range(st.npack[p]):
-                st.pack[p, t] = st.tmp[p, t]
+            for t in range(j, st.npack[a] - 1):
+                st.pack[a, t] = st.pack[a, t + 1]
+            st.npack[a] -= 1
 
 
 # ------------------------------------------------------------------ leader actions
@@ -1367,7 +1364,7 @@ def new_state(c, n: int) -> State:
     return State(settlers=z(n, R), temples=z(n, R), boats=z(n, D), valk=z(n, N_VALKYRIES),
                  mat=z(n, 2), res=z(n, 3), fav=z(n, MAX_FAVOR_HELD + 1), nfav=z(n),
                  pl=z(n, N_PL), hand=z(n, MAX_HAND), nhand=z(n), pack=z(n, MAX_HAND),
-                 npack=z(n), tmp=z(n, MAX_HAND), deck=z(C), disc=z(C), giant=z(R),
+                 npack=z(n), deck=z(C), disc=z(C), giant=z(R),
                  has_giant=z(R), tokens=z(N_GIANTS), rows=z(2, F + 1), fdeck=z(F),
                  control=z(R), vill=z(R), fury=z(2, N_RUNES), bt=z(n, N_BT), ent=z(n, n, 3),
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
