@@ -965,21 +965,30 @@ def _chaotic_raid(ri, card, base_att, sh, shn, rows, pp, pn, ps, gs, n_seats, me
     _to_bottom(sh, shn, rows, j)
 
 
+@jit(inline="always", nrt=False)
+def _top_chooser(ps, gs, n_seats, action, first, second):
+    """§8.3.2, §8.4: among the seats that chose ``action`` and have a Longboat, the first in
+    turn order with the most ``ps[., first]``, then ``ps[., second]``; returns (seat or -1,
+    how many seats share that top)."""
+    best, n_top, b1, b2 = -1, 0, -1, -1
+    for i in range(n_seats):
+        q = _turn_seat(gs[GS_FIRST], i, n_seats)
+        if ps[q, PS_ACTION] != action or ps[q, PS_BOATS] == 0:
+            continue
+        x, y = ps[q, first], ps[q, second]
+        if x > b1 or (x == b1 and y > b2):
+            best, n_top, b1, b2 = q, 1, x, y
+        elif x == b1 and y == b2:
+            n_top += 1
+    return best, n_top
+
+
 @jit(nrt=False)
 def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs, n_seats,
                 rnd, members):
     """§8.3: Earl (most Influence, then Power; else Chaotic Raid), invitations within the
     Longboats (policy: Raid-Party choosers, then accepting Defenders, clockwise), the raid."""
-    earl, n_top = -1, 0
-    best_i, best_p = -1, -1
-    for i in range(n_seats):
-        q = _turn_seat(gs[GS_FIRST], i, n_seats)
-        if ps[q, PS_ACTION] != PARTY or ps[q, PS_BOATS] == 0:
-            continue
-        if ps[q, PS_INFL] > best_i or (ps[q, PS_INFL] == best_i and ps[q, PS_POWER] > best_p):
-            earl, n_top, best_i, best_p = q, 1, ps[q, PS_INFL], ps[q, PS_POWER]
-        elif ps[q, PS_INFL] == best_i and ps[q, PS_POWER] == best_p:
-            n_top += 1
+    earl, n_top = _top_chooser(ps, gs, n_seats, PARTY, PS_INFL, PS_POWER)
     if earl < 0:
         return
     if n_top > 1:
@@ -1017,17 +1026,10 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
 @jit(nrt=False)
 def _lone_raid(ri, card, sh, shn, rows, pp, pn, ps, gs, n_seats):
     """§8.4: most Power, then Influence; still tied: nobody."""
-    best, n_top, bp, bi = -1, 0, -1, -1
-    for i in range(n_seats):
-        q = _turn_seat(gs[GS_FIRST], i, n_seats)
-        if ps[q, PS_ACTION] != LONE or ps[q, PS_BOATS] == 0:
-            continue
-        if ps[q, PS_POWER] > bp or (ps[q, PS_POWER] == bp and ps[q, PS_INFL] > bi):
-            best, n_top, bp, bi = q, 1, ps[q, PS_POWER], ps[q, PS_INFL]
-        elif ps[q, PS_POWER] == bp and ps[q, PS_INFL] == bi:
-            n_top += 1
+    best, n_top = _top_chooser(ps, gs, n_seats, LONE, PS_POWER, PS_INFL)
     if best < 0 or n_top > 1:
         return
+    bp = ps[best, PS_POWER]
     j = _raid_target(card, rows, bp)
     if j < 0:
         _failed_raid(ri, card, sh, shn, rows, gs)
