@@ -24,6 +24,8 @@ State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     opts int64[MAX_OPTS, 3]; fig int64[n, 3]; ftmp int64[3]; sc int64[N_SC]; special int64[3, 2, 2]
     infl, gr int64[n, R]: Influence and ground units, kept in step with every unit move
     (``_add_settlers`` ...); control is checked again only after a move (``SC_CONTROL_STALE``);
+    held int64[n, 3]: Island Runes of each god controlled, kept in step by ``_update_control``
+    rival int64[R]: ``_focus``'s strongest rival Influence per region
     fvals, cv, cand, tc: a turn's
     option values (``_prize_values``, ``_card_values``), slay-candidate regions and what
     every option shares (``_turn_cache``, ``TC_*``)
@@ -60,11 +62,10 @@ SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, S
 N_SC = 12
 ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region r changed
 # turn cache (``_turn_cache``): what every option of one choice shares, for the chooser
-TC_HELD = 0                                   # + g: Island Runes of god g held
-TC_FAVOR = 3                                  # + g: a Favor card of god g at today's ranks
-TC_FAVOR_LO = 6                               # least valuable held Favor card (hand full)
-TC_ISLAND = 7                                 # + g: an Island of god g (``_focus``)
-N_TC = 10
+TC_FAVOR = 0                                  # + g: a Favor card of god g at today's ranks
+TC_FAVOR_LO = 3                               # least valuable held Favor card (hand full)
+TC_ISLAND = 4                                 # + g: an Island of god g (``_focus``)
+N_TC = 7
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -106,6 +107,8 @@ class State(NamedTuple):
     cv: np.ndarray
     cand: np.ndarray
     tc: np.ndarray
+    held: np.ndarray
+    rival: np.ndarray
 
 
 class Out(NamedTuple):
@@ -217,6 +220,13 @@ def _add_fury(st, g, k):
 
 @jit(inline="always", nrt=False)
 def _deployed(st, p):
+    """Valkyries of p on the board: those not on its mat (§3.6)."""
+    return N_VALKYRIES - st.mat[p, MAT_VALK]
+
+
+@jit(inline="always", nrt=False)
+def _deployed_count(st, p):
+    """The same, counted on the board (the record, so the invariants can compare the two)."""
     n = 0
     for g in range(N_VALKYRIES):
         if st.valk[p, g] >= 0:
@@ -270,6 +280,11 @@ def _influence_all(cf, st):
             if r >= 0:
                 st.infl[p, r] += VALKYRIE_INFLUENCE
                 st.gr[p, r] += 1
+        for h in range(N_RUNES):
+            st.held[p, h] = 0
+    for r in range(R):
+        if st.control[r] >= 0:
+            st.held[st.control[r], cf.rune[r]] += 1
 
 
 @jit(nrt=False)
@@ -298,13 +313,17 @@ def _update_control(cf, st):
                 best, best_seat, tie = x, p, False
             elif x == best:
                 tie = True
-        holder = st.control[r]
+        holder, g = st.control[r], cf.rune[r]
         if best_seat >= 0 and not tie:
             if best_seat != holder:
                 st.control[r] = best_seat
-                _add_fury(st, cf.rune[r], 1)
+                if holder >= 0:
+                    st.held[holder, g] -= 1
+                st.held[best_seat, g] += 1
+                _add_fury(st, g, 1)
         elif holder >= 0 and st.gr[holder, r] == 0:
             st.control[r] = -1
+            st.held[holder, g] -= 1
 
 
 @jit(inline="always", nrt=False)
@@ -319,10 +338,11 @@ def _rank_index(f, g):
 
 @jit(nrt=False)
 def _rune_points(cf, st, p, f):
+    """§2.6: each held Island Rune and Favor card scores its god's rank value under Fury f."""
     pts = 0
-    for r in range(cf.rune.shape[0]):
-        if st.control[r] == p:
-            pts += cf.island[_rank_index(f, cf.rune[r])]
+    for g in range(N_RUNES):
+        if st.held[p, g]:
+            pts += st.held[p, g] * cf.island[_rank_index(f, g)]
     for i in range(st.nfav[p]):
         pts += cf.favor[_rank_index(f, cf.favor_rune[st.fav[p, i]])]
     return pts
@@ -389,37 +409,24 @@ def _face_up_ok(cf, st, p, card):
 
 
 @jit(inline="always", nrt=False)
-def _held_runes(cf, st, p):
-    """Island Runes of each god held by p, into ``st.tc[TC_HELD + g]``."""
-    for h in range(N_RUNES):
-        st.tc[TC_HELD + h] = 0
-    for r in range(cf.rune.shape[0]):
-        if st.control[r] == p:
-            st.tc[TC_HELD + cf.rune[r]] += 1
-
-
-@jit(inline="always", nrt=False)
-def _runes_enough(cf, st, card):
-    """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes
-    (``_held_runes`` first) reach the Rune action's count."""
+def _runes_enough(cf, st, p, card):
+    """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes reach the
+    Rune action's count."""
     g = cf.cards[card, CARD_RUNE]
     held = 0
     if g == JOKER:
         for h in range(N_RUNES):
-            if st.tc[TC_HELD + h] > held:
-                held = st.tc[TC_HELD + h]
+            if st.held[p, h] > held:
+                held = st.held[p, h]
     else:
-        held = st.tc[TC_HELD + g]
+        held = st.held[p, g]
     return 1 + held >= cf.ri[S.RUNE_ACTION_RUNES]
 
 
 @jit(nrt=False)
 def _rune_ok(cf, st, p, card):
     """§2.2, §3.5: the card may be played face up and its Rune action is open."""
-    if not _face_up_ok(cf, st, p, card):
-        return False
-    _held_runes(cf, st, p)
-    return _runes_enough(cf, st, card)
+    return _face_up_ok(cf, st, p, card) and _runes_enough(cf, st, p, card)
 
 
 # ------------------------------------------------------------------ policy values (§4.7)
@@ -434,13 +441,15 @@ def _focus(cf, st, p, kind, prm, pol_rng):
     n = st.settlers.shape[0]
     for g in range(N_RUNES):
         st.tc[TC_ISLAND + g] = cf.island[_rank_index(st.fury[0], g)]
+    for r in range(R):
+        st.rival[r] = 0
+    for q in range(n):                           # region by region, so the loop vectorizes
+        if q != p:
+            for r in range(R):
+                st.rival[r] = max(st.rival[r], st.infl[q, r])
     best, best_r = -1e300, 0
     for r in range(R):
-        own = st.infl[p, r]
-        rival = 0
-        for q in range(n):
-            if q != p and st.infl[q, r] > rival:
-                rival = st.infl[q, r]
+        own, rival = st.infl[p, r], st.rival[r]
         v = 0.0
         if st.control[r] != p:
             v += st.tc[TC_ISLAND + cf.rune[r]]
@@ -454,9 +463,8 @@ def _focus(cf, st, p, kind, prm, pol_rng):
 
 @jit(nrt=False)
 def _turn_cache(cf, st, p):
-    """What every option of p's choice shares, into ``st.tc`` (``TC_*``): held Island Runes,
-    Favor card values at today's ranks and the least valuable held one."""
-    _held_runes(cf, st, p)
+    """What every option of p's choice shares, into ``st.tc`` (``TC_*``): Favor card values
+    at today's ranks and the least valuable held one."""
     for g in range(N_RUNES):
         st.tc[TC_FAVOR + g] = cf.favor[_rank_index(st.fury[0], g)]
     lo = 1 << 30
@@ -498,7 +506,7 @@ def _card_values(cf, st, p, prm):
         n = 0
         if _face_up_ok(cf, st, p, card):
             n += 1
-            if _runes_enough(cf, st, card):
+            if _runes_enough(cf, st, p, card):
                 n += 1
         st.cv[i, 0] = prm[Param.FACE_UP_VALUE] * n
         s = _strength(cf, st, p, card)
@@ -922,7 +930,7 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
     (random_legal draws it always; a scored policy works it out only when an action uses it:
     all but Harvest and Exchange)."""
     ok = _face_up_ok(cf, st, p, card)
-    ok_rune = ok and _rune_ok(cf, st, p, card)
+    ok_rune = ok and _runes_enough(cf, st, p, card)
     f = 0
     if kind == PolicyKind.RANDOM_LEGAL or (ok and (
             cf.cards[card, CARD_LEADER] != Leader.HARVEST
@@ -1202,6 +1210,8 @@ def _reset(cf, st):
             st.res[p, h] = cf.start_res[h]
         for t in range(N_PL):
             st.pl[p, t] = 0
+        for h in range(N_RUNES):
+            st.held[p, h] = 0
         st.mat[p, MAT_SETTLERS] = cf.ri[S.SETTLERS]
         st.mat[p, MAT_VALK] = N_VALKYRIES
         st.nfav[p], st.nhand[p], st.npack[p] = 0, 0, 0
@@ -1319,7 +1329,7 @@ def _record(cf, st, g, w, o):
             o.slays_era[g, p, e] = st.pl[p, PL_ERA0 + e]
         o.lost_battles[g, p] = st.pl[p, PL_LOST]
         o.won_battles[g, p] = st.pl[p, PL_WON]
-        o.valkyries[g, p] = _deployed(st, p)
+        o.valkyries[g, p] = _deployed_count(st, p)
         o.islands[g, p] = _islands(cf, st, p)
         o.favors[g, p] = st.nfav[p]
         o.villages[g, p] = st.pl[p, PL_VILLAGES]
@@ -1370,7 +1380,7 @@ def new_state(c, n: int) -> State:
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
                  fvals=np.zeros(4 + n), cv=np.zeros((MAX_HAND, 4)), cand=z(R),
-                 tc=z(N_TC))
+                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R))
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
