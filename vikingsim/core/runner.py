@@ -193,10 +193,10 @@ def _play_segments(spec, setup, play, res, seg, threads, chunk_blocks, writer, b
             s1 = min(n, s0 + seg)
             out = ({k: v[s0:s1] for k, v in res.out.items()} if res.out is not None
                    else spec.allocate(setup, s1 - s0))
-            _play_segment(play, setup, seed, spec.block_games, s0, s1, out, pool,
-                          chunk_blocks, bar)
-            if spec.tally is not None:
-                tally = add_tallies(tally, spec.tally(setup, out))
+            part = _play_segment(play, setup, seed, spec.block_games, s0, s1, out, pool,
+                                 chunk_blocks, bar, tally=spec.tally)
+            if part is not None:
+                tally = add_tallies(tally, part)
             if writer is not None:
                 _write_segment(writer, res, out, s0)
     except BaseException:
@@ -239,26 +239,34 @@ def play_games(spec: GameSpec, setup, seed: int, g0: int, g1: int, out: dict, *,
 
 
 def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar,
-                  prefix=()):
+                  prefix=(), tally=None):
     """Games s0..s1 (global ids, whole blocks) into ``out`` (rows 0..s1-s0); block ``b`` uses
-    the streams of spawn key ``(*prefix, stream, b)``."""
+    the streams of spawn key ``(*prefix, stream, b)``. With ``tally``: each chunk's worker
+    tallies its own rows as soon as they are played (so the tally runs beside the other
+    threads' games, not after them) and the segment's tally is returned; tallies are integer
+    sums, so they do not depend on how the segment is cut into chunks."""
     b0, b1 = s0 // block_games, -(-s1 // block_games)
 
-    def run_chunk(first: int) -> int:
+    def run_chunk(first: int):
         dice, pol = _thread_generators()
-        done = 0
-        for b in range(first, min(first + chunk_blocks, b1)):
+        last = min(first + chunk_blocks, b1)
+        for b in range(first, last):
             g0, g1 = b * block_games, min(s1, (b + 1) * block_games)
             play(setup, g0 - s0, g1 - s0, rng.reseed(dice, seed, rng.STREAM_DICE, b, prefix),
                  rng.reseed(pol, seed, rng.STREAM_POLICY, b, prefix), out)
-            done += g1 - g0
-        return done
+        r0, r1 = first * block_games - s0, min(s1, last * block_games) - s0
+        part = None if tally is None else tally(setup, {k: v[r0:r1] for k, v in out.items()})
+        return r1 - r0, part
 
     chunks = range(b0, b1, chunk_blocks)
     results = map(run_chunk, chunks) if pool is None or len(chunks) == 1 else \
         pool.map(run_chunk, chunks)
-    for k in results:
+    total = None
+    for k, part in results:
         bar.update(k)
+        if part is not None:
+            total = add_tallies(total, part)
+    return total
 
 
 _LOCAL = threading.local()
