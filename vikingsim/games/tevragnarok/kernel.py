@@ -423,12 +423,6 @@ def _runes_enough(cf, st, p, card):
     return 1 + held >= cf.ri[S.RUNE_ACTION_RUNES]
 
 
-@jit(nrt=False)
-def _rune_ok(cf, st, p, card):
-    """§2.2, §3.5: the card may be played face up and its Rune action is open."""
-    return _face_up_ok(cf, st, p, card) and _runes_enough(cf, st, p, card)
-
-
 # ------------------------------------------------------------------ policy values (§4.7)
 
 @jit(nrt=False)
