@@ -54,3 +54,41 @@ def test_each_check_fires_on_a_broken_game(key, index, value, message):
     got = invariants.check(r.setup, out)
     assert any(message in m for m in got), got
     assert invariants.check(r.setup, r.out) == []
+
+
+def _plain_winner(scores, keys):
+    """The §2.6 order by hand: the highest (score, Islands, Favor cards, Temples, Boats,
+    resources), the lower seat on a full tie."""
+    rows = [(scores[p],) + tuple(int(k[p]) for k in keys) for p in range(len(scores))]
+    return max(range(len(rows)), key=lambda p: (rows[p], -p))
+
+
+@pytest.mark.parametrize("params", ["default", "odd_mean"])
+def test_winner_at_mean_by_hand(tmp_path, params):
+    """``winner_at_mean`` against plain Python with exact fractions (a pool of mean 8/9, so
+    the packed integer keys must scale the scores), and the same order at the real Giant
+    values gives the kernel's own winner; 4,000 games of greedy and random seats give
+    hundreds of changed winners and thousands of tie-breaker comparisons."""
+    from fractions import Fraction
+
+    from vikingsim.games.tevragnarok import winner_at_mean
+    if params == "odd_mean":
+        path = tmp_path / "odd.toml"
+        path.write_text("[giants]\nvalues = [0, 0, 0, 0, 0, 0, 1, 2, 5]\n")
+        params = str(path)
+    r = simulate("tevragnarok", 4_000, seed=8, players=4, options=dict(params=params),
+                 policies=["giant_hunter", "greedy_vp", "random_legal", "giant_hunter"])
+    o, pool = r.out, r.setup.compiled.giants
+    mean = Fraction(int(pool.sum()), len(pool))
+    keys = [o[k] for k in ("islands", "favors", "temples", "boats", "resources")]
+    got = winner_at_mean(r.setup, o)
+    changed = 0
+    for g in range(len(got)):
+        at_mean = [int(o["score"][g, p]) - int(o["giant_points"][g, p])
+                   + o["slays"][g, p] * mean for p in range(4)]
+        want = _plain_winner(at_mean, [k[g] for k in keys])
+        assert got[g] == want, g
+        assert o["winner"][g] == _plain_winner([int(x) for x in o["score"][g]],
+                                               [k[g] for k in keys]), g
+        changed += want != o["winner"][g]
+    assert changed > 20

@@ -105,15 +105,27 @@ def god_ranks(fury: np.ndarray) -> np.ndarray:
 
 def winner_at_mean(s: Setup, out) -> np.ndarray:
     """The winner had every slain Giant scored at the pool mean (§4.6): score minus Giant
-    points plus slays x mean, then the same tie-breakers (§2.6) as the game."""
-    mean = s.rules.p.giant_mean()
-    score = (out["score"] - out["giant_points"]).astype(np.float64) + out["slays"] * mean
-    keys = [score] + [out[k].astype(np.float64) for k in
-                      ("islands", "favors", "temples", "boats", "resources")]
-    n, k = score.shape
-    keys.append(np.broadcast_to(-np.arange(k, dtype=np.float64), (n, k)))
-    order = np.lexsort([x for x in reversed(keys)], axis=-1)      # ascending by score first
-    return order[:, -1].astype(np.int8)
+    points plus slays x mean, then the same tie-breakers (§2.6) as the game. Exact: the
+    scores are compared times the pool size (integers), the keys packed into one int64 per
+    seat (each in as many bits as its largest value needs), and ``argmax`` takes the first
+    of equal keys, the lower seat."""
+    pool = s.compiled.giants
+    score = ((out["score"] - out["giant_points"]).astype(np.int64) * len(pool)
+             + out["slays"].astype(np.int64) * int(pool.sum()))
+    keys = [score] + [out[k].astype(np.int64) for k in _TIE_KEYS]
+    packed, bits = np.zeros(score.shape, np.int64), 0
+    for x in keys:
+        if x.size and x.min() < 0:
+            raise ValueError("winner_at_mean: negative key")   # never: counts and scores
+        width = int(x.max()).bit_length() if x.size else 0
+        bits += width
+        packed = (packed << width) | x
+    if bits > 62:                                # beyond one int64: not with the rules' caps
+        raise ValueError(f"winner_at_mean: keys need {bits} bits")
+    return packed.argmax(axis=1).astype(np.int8)
+
+
+_TIE_KEYS = ("islands", "favors", "temples", "boats", "resources")
 
 
 def frame(s: Setup, out) -> pd.DataFrame:
