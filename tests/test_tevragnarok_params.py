@@ -43,6 +43,8 @@ def test_the_deck_has_the_seed_cards():
     assert sorted(cards[cards[:, 0] == CardKind.EINHERJAR, 2]) == [0, 0, 1, 1, 2, 2]
     base = cards[cards[:, 0] == CardKind.BASE]
     assert base[:, 1].min() >= 1 and base[:, 1].max() <= 8
+    # the special cards print no Strength: the kernel adds theirs (§3.5) to column 1
+    assert (cards[cards[:, 0] != CardKind.BASE, 1] == 0).all()
 
 
 def test_options_and_compiled_defaults():

@@ -482,8 +482,10 @@ def test_hidden_giant_values_score_at_the_end_and_stay_unseen():
     assert pos.g.giant_ev(pl) == 3.0
     c = card(pos.rules, rune=A)
     prm = pos.kargs(0)[1]
+    K._turn_cache(pos.cf, pos.st, 0)                 # each choice starts with it (§4.7)
     v1 = (pos.g.slay_value(pl, c), K._slay_value(pos.cf, pos.st, 0, c, prm))
     pos.g.giant[2], pos.st.giant[2] = 5, 5
+    K._turn_cache(pos.cf, pos.st, 0)
     v2 = (pos.g.slay_value(pl, c), K._slay_value(pos.cf, pos.st, 0, c, prm))
     assert v1 == v2 and v1[0] == v1[1]
 

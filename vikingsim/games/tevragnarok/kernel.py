@@ -65,7 +65,10 @@ ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region
 TC_FAVOR = 0                                  # + g: a Favor card of god g at today's ranks
 TC_FAVOR_LO = 3                               # least valuable held Favor card (hand full)
 TC_ISLAND = 4                                 # + g: an Island of god g (``_focus``)
-N_TC = 7
+TC_RUNE_PTS = 7                               # p's Rune points today (``_slay_value``) ...
+TC_RUNE_PTS_WITH = 8                          # + g: ... and with 1 more Fury of god g
+TC_RUNE_PTS_SET = 11                          # 1 once the three above are filled this choice
+N_TC = 12
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -369,13 +372,12 @@ def _best_fury_rune(cf, st, p):
 
 @jit(inline="always", nrt=False)
 def _strength(cf, st, p, card):
-    """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain."""
+    """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain; a base card
+    its printed Strength (the special cards print 0, ``make_cards``: no branch on the kind)."""
     kind = cf.cards[card, CARD_KIND]
-    if kind == CardKind.VALKYRIE:
-        return STRENGTH_PER_UNIT * _deployed(st, p)
-    if kind == CardKind.EINHERJAR:
-        return STRENGTH_PER_UNIT * st.pl[p, PL_SLAIN_N]
-    return cf.cards[card, CARD_STRENGTH]
+    return (cf.cards[card, CARD_STRENGTH]
+            + (kind == CardKind.VALKYRIE) * (STRENGTH_PER_UNIT * _deployed(st, p))
+            + (kind == CardKind.EINHERJAR) * (STRENGTH_PER_UNIT * st.pl[p, PL_SLAIN_N]))
 
 
 @jit(inline="always", nrt=False)
@@ -398,14 +400,13 @@ def _can_slay(cf, st, p, card, r):
 def _face_up_ok(cf, st, p, card):
     """§3.5 SEED: Einherjar need a Giant slain; Valkyrie cards Valkyries deployed (§6.3)."""
     kind = cf.cards[card, CARD_KIND]
-    if kind == CardKind.EINHERJAR:
-        return st.pl[p, PL_SLAIN_N] >= 1
-    if kind == CardKind.VALKYRIE:
-        dep = _deployed(st, p)
-        if cf.ri[S.VALK_CONDITION_ONE_OR_TWO]:
-            return dep >= 1 and dep <= 2
-        return dep >= cf.cards[card, CARD_NEED]
-    return True
+    dep = _deployed(st, p)
+    if cf.ri[S.VALK_CONDITION_ONE_OR_TWO]:
+        valk_ok = (dep >= 1) & (dep <= 2)
+    else:
+        valk_ok = dep >= cf.cards[card, CARD_NEED]
+    return (((kind != CardKind.EINHERJAR) | (st.pl[p, PL_SLAIN_N] >= 1))
+            & ((kind != CardKind.VALKYRIE) | valk_ok))
 
 
 @jit(inline="always", nrt=False)
@@ -444,12 +445,9 @@ def _focus(cf, st, p, kind, prm, pol_rng):
     best, best_r = -1e300, 0
     for r in range(R):
         own, rival = st.infl[p, r], st.rival[r]
-        v = 0.0
-        if st.control[r] != p:
-            v += st.tc[TC_ISLAND + cf.rune[r]]
+        v = float(st.tc[TC_ISLAND + cf.rune[r]] * (st.control[r] != p))
         v -= 0.5 * max(0, rival - own)
-        if st.has_giant[r]:
-            v += prm[Param.GIANT_WEIGHT]
+        v += prm[Param.GIANT_WEIGHT] * st.has_giant[r]
         if v > best:
             best, best_r = v, r
     return best_r
@@ -467,6 +465,7 @@ def _turn_cache(cf, st, p):
         if x < lo:
             lo = x
     st.tc[TC_FAVOR_LO] = lo
+    st.tc[TC_RUNE_PTS_SET] = 0
 
 
 @jit(inline="always", nrt=False)
@@ -481,14 +480,25 @@ def _favor_value(cf, st, p, f):
 
 @jit(nrt=False)
 def _slay_value(cf, st, p, card, prm):
-    """Expected Giant value plus the Rune points of the card's Fury, less the Settlers."""
+    """Expected Giant value plus the Rune points of the card's Fury (a Joker: the best god,
+    first on ties, as ``_best_fury_rune``), less the Settlers. The Rune points are worked out
+    at the choice's first slay option and kept in ``st.tc`` for the rest of it."""
+    if st.tc[TC_RUNE_PTS_SET] == 0:
+        st.tc[TC_RUNE_PTS] = _rune_points(cf, st, p, st.fury[0])
+        for h in range(N_RUNES):
+            st.tc[TC_RUNE_PTS_WITH + h] = _points_with(cf, st, p, h)
+        st.tc[TC_RUNE_PTS_SET] = 1
+    base = st.tc[TC_RUNE_PTS]
     g = cf.cards[card, CARD_RUNE]
     if g == JOKER:
-        g = _best_fury_rune(cf, st, p)
-    after = _points_with(cf, st, p, g)
+        best, g = -1e300, 0
+        for h in range(N_RUNES):
+            v = st.tc[TC_RUNE_PTS_WITH + h] - base
+            if v > best:
+                best, g = v, h
+    after = st.tc[TC_RUNE_PTS_WITH + g]
     ev = (cf.ri[S.POOL_SUM] - st.pl[p, PL_SLAIN_SUM]) / (N_GIANTS - st.pl[p, PL_SLAIN_N])
-    return (ev + after - _rune_points(cf, st, p, st.fury[0])
-            - prm[Param.SETTLER_VALUE] * _slay_need(cf, card))
+    return ev + after - base - prm[Param.SETTLER_VALUE] * _slay_need(cf, card)
 
 
 @jit(nrt=False)
@@ -506,10 +516,11 @@ def _card_values(cf, st, p, prm):
         s = _strength(cf, st, p, card)
         pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
         st.cv[i, 1] = pw
-        lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE]
         g = cf.cards[card, CARD_RUNE]
-        if (g == JOKER and _deployed(st, p) < N_VALKYRIES) or (g != JOKER and st.valk[p, g] < 0):
-            lose += prm[Param.VALKYRIE_VALUE]
+        joker = g == JOKER
+        on_mat = st.valk[p, 0 if joker else g] < 0   # the Valkyrie a loss would deploy
+        deploys = (joker & (_deployed(st, p) < N_VALKYRIES)) | (~joker & on_mat)
+        lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE] + deploys * prm[Param.VALKYRIE_VALUE]
         st.cv[i, 2] = (1.0 - pw) * lose
         st.cv[i, 3] = 1.0 if st.res[p, STEEL] >= cf.cards[card, CARD_COST] else 0.0
 
@@ -546,14 +557,6 @@ def _prize_values(cf, st, p, prm):
 
 
 @jit(inline="always", nrt=False)
-def _joined(st, p, s):
-    for j in range(st.bt[s, BT_N]):
-        if st.ent[s, j, 0] == p:
-            return True
-    return False
-
-
-@jit(inline="always", nrt=False)
 def _offer(cf, st, p, prm, k, best, score, i, use, x):
     """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value
     beats the best so far (first on ties). Returns the new (k, best)."""
@@ -577,14 +580,15 @@ def _options(cf, st, p, kind, prm, score):
     n = st.settlers.shape[0]
     nc = 0                                       # regions where some card could slay
     if kind != PolicyKind.NO_GIANTS:
-        for r in range(cf.rune.shape[0]):
-            if st.has_giant[r] and st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR:
-                st.cand[nc] = r
-                nc += 1
+        for r in range(cf.rune.shape[0]):         # written always, kept when it counts
+            st.cand[nc] = r
+            nc += (st.has_giant[r] != 0) & (st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR)
     joinable = 0                                 # bit s: seat s's open battle
     for s in range(n):
-        if s != p and st.bt[s, BT_OPEN] == 1 and not _joined(st, p, s):
-            joinable |= 1 << s
+        ok = (s != p) & (st.bt[s, BT_OPEN] == 1)
+        for j in range(st.bt[s, BT_N]):
+            ok &= st.ent[s, j, 0] != p           # not joined yet
+        joinable |= ok << s
     can_start = st.bt[p, BT_OPEN] == 0
     hunter = score and kind == PolicyKind.GIANT_HUNTER
     k, best = 0, -1e300
@@ -663,9 +667,10 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
             st.pack[p, j] = _draw_card(st, dice_rng)
         st.npack[p] = k
     for rnd in range(k):
+        shift = rnd % n                          # packs pass to the left: after rnd passes
         for p in range(n):
-            a = (p - rnd) % n                    # packs pass to the left: after rnd passes
-            j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)   # p holds seat p-rnd's
+            a = p - shift if p >= shift else p - shift + n          # p holds seat p-rnd's
+            j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)
             st.hand[p, st.nhand[p]] = st.pack[a, j]
             st.nhand[p] += 1
             for t in range(j, st.npack[a] - 1):
@@ -1171,8 +1176,9 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     _draft(cf, st, kinds, params, dice_rng, pol_rng)
     first = st.sc[SC_ERA] % n
     turns = cf.ri[S.DRAFT] * n                   # a multiple of n: the end pass starts at first
+    s = first - 1
     for t in range(turns + n):                   # one loop: ``_resolve`` compiled once
-        s = (first + t) % n
+        s = 0 if s == n - 1 else s + 1           # seat (first + t) % n
         if st.bt[s, BT_OPEN]:                    # §2.5: a player's own battle resolves first
             if t < turns or cf.ri[S.LAST_BATTLES_RESOLVE]:
                 _resolve(cf, st, s, kinds, params, dice_rng, pol_rng)
