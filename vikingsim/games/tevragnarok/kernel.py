@@ -291,11 +291,6 @@ def _influence_all(cf, st):
 
 
 @jit(nrt=False)
-def _ground(st, p, r):
-    return st.settlers[p, r] + st.temples[p, r] + _valk_in(st, p, r) > 0
-
-
-@jit(nrt=False)
 def _update_control(cf, st):
     """§2.4, §3.6: a unique most-Influence player with ground units takes the Rune (+1 Fury);
     a holder without ground units and no such challenger returns it."""
@@ -393,7 +388,8 @@ def _can_slay(cf, st, p, card, r):
     """§3.3 SEED: a Giant, the Settlers and a Valkyrie in r (a Valkyrie card stands in for it)."""
     if st.has_giant[r] == 0 or st.settlers[p, r] < _slay_need(cf, card):
         return False
-    return cf.cards[card, CARD_KIND] == CardKind.VALKYRIE or _valk_in(st, p, r) > 0
+    valk_here = st.gr[p, r] - st.settlers[p, r] - st.temples[p, r]   # ground units (§3.6)
+    return cf.cards[card, CARD_KIND] == CardKind.VALKYRIE or valk_here > 0
 
 
 @jit(inline="always", nrt=False)
@@ -526,17 +522,12 @@ def _card_values(cf, st, p, prm):
 
 
 @jit(inline="always", nrt=False)
-def _option_value(cf, st, p, i, use, x, prm):
-    """One option's value from ``_card_values`` and ``_prize_values`` (§4.7): a battle is
-    p x (the prize's value won) + (1 - p) x the loss value."""
-    if use == FACE_UP:
-        return st.cv[i, 0]
-    if use == START or use == JOIN:
-        if st.cv[i, 3] == 0.0:
-            return 0.0                                   # §2.5: could not take part
-        win = st.fvals[x] if use == START else st.fvals[4 + x]
-        return st.cv[i, 1] * win + st.cv[i, 2]
-    return _slay_value(cf, st, p, st.hand[p, i], prm)
+def _battle_value(pw, lose, afford, win):
+    """A battle option's value from its card's ``_card_values`` (win chance pw, (1 - pw) x the
+    loss value, Steel paid) and its prize's ``_prize_values`` (§4.7): pw x win + that."""
+    if not afford:
+        return 0.0                                       # §2.5: could not take part
+    return pw * win + lose
 
 
 @jit(nrt=False)
@@ -557,13 +548,12 @@ def _prize_values(cf, st, p, prm):
 
 
 @jit(inline="always", nrt=False)
-def _offer(cf, st, p, prm, k, best, score, i, use, x):
-    """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value
+def _offer(st, k, best, score, v, i, use, x):
+    """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value v
     beats the best so far (first on ties). Returns the new (k, best)."""
     if not score:
         st.opts[k, 0], st.opts[k, 1], st.opts[k, 2] = i, use, x
         return k + 1, best
-    v = _option_value(cf, st, p, i, use, x, prm)
     if v > best:
         st.opts[0, 0], st.opts[0, 1], st.opts[0, 2] = i, use, x
         return 1, v
@@ -592,25 +582,31 @@ def _options(cf, st, p, kind, prm, score):
     can_start = st.bt[p, BT_OPEN] == 0
     hunter = score and kind == PolicyKind.GIANT_HUNTER
     k, best = 0, -1e300
+    face, pw, lose, afford = 0.0, 0.0, 0.0, False   # (score) the card's ``_card_values``
     for i in range(st.nhand[p]):
         card = st.hand[p, i]
-        k, best = _offer(cf, st, p, prm, k, best, score, i, FACE_UP, 0)
+        if score:
+            face, pw, lose, afford = st.cv[i, 0], st.cv[i, 1], st.cv[i, 2], st.cv[i, 3] != 0.0
+        k, best = _offer(st, k, best, score, face, i, FACE_UP, 0)
         if can_start:
             for row in range(2):
                 if st.sc[SC_NROW0 + row] > 0:
                     for end in range(2):
-                        k, best = _offer(cf, st, p, prm, k, best, score, i, START,
-                                         2 * row + end)
+                        x = 2 * row + end
+                        v = _battle_value(pw, lose, afford, st.fvals[x]) if score else 0.0
+                        k, best = _offer(st, k, best, score, v, i, START, x)
         for s in range(n):
             if (joinable >> s) & 1:
-                k, best = _offer(cf, st, p, prm, k, best, score, i, JOIN, s)
+                v = _battle_value(pw, lose, afford, st.fvals[4 + s]) if score else 0.0
+                k, best = _offer(st, k, best, score, v, i, JOIN, s)
         for t in range(nc):
             r = st.cand[t]
             if _can_slay(cf, st, p, card, r):
                 if hunter:
                     st.opts[0, 0], st.opts[0, 1], st.opts[0, 2] = i, SLAY, r
                     return 1
-                k, best = _offer(cf, st, p, prm, k, best, score, i, SLAY, r)
+                v = _slay_value(cf, st, p, card, prm) if score else 0.0
+                k, best = _offer(st, k, best, score, v, i, SLAY, r)
     return k
 
 
@@ -826,6 +822,8 @@ def _attack(cf, st, p, f):
     n, R = st.settlers.shape[0], cf.rune.shape[0]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
+        if st.settlers[p, r] < 2:                # 1 Settler cannot outnumber a rival's one
+            continue
         any_rival, ok = False, True
         for q in range(n):
             if q != p:
@@ -848,18 +846,17 @@ def _raid(cf, st, p, f, free):
     if st.res[p, STEEL] < cost:
         return
     R = cf.rune.shape[0]
+    served = 0                                   # bit r: a moored Boat of p serves r
+    for d in range(cf.dock.shape[0]):
+        if st.boats[p, d] > 0:
+            served |= 1 << cf.dock[d, 0]
+            if cf.dock[d, 1] >= 0:
+                served |= 1 << cf.dock[d, 1]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
         if st.vill[r] == 0:
             continue
-        ok = False
-        if free:
-            ok = _ground(st, p, r)
-        else:
-            for d in range(cf.dock.shape[0]):
-                if st.boats[p, d] > 0 and _serves(cf, d, r):
-                    ok = True
-        if ok:
+        if (st.gr[p, r] > 0) if free else ((served >> r) & 1) == 1:
             st.res[p, STEEL] -= cost
             st.vill[r] -= 1
             st.pl[p, PL_VILLAGES] += 1
