@@ -26,8 +26,8 @@ State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     (``_add_settlers`` ...); control is checked again only after a move (``SC_CONTROL_STALE``);
     held int64[n, 3]: Island Runes of each god controlled, kept in step by ``_update_control``
     rival int64[R]: ``_focus``'s strongest rival Influence per region
-    fvals, cv, cand, tc: a turn's
-    option values (``_prize_values``, ``_card_values``), slay-candidate regions and what
+    fvals, cand, tc: a turn's
+    prize values (``_prize_values``), slay-candidate regions and what
     every option shares (``_turn_cache``, ``TC_*``)
 """
 from __future__ import annotations
@@ -107,7 +107,6 @@ class State(NamedTuple):
     infl: np.ndarray
     gr: np.ndarray
     fvals: np.ndarray
-    cv: np.ndarray
     cand: np.ndarray
     tc: np.ndarray
     held: np.ndarray
@@ -497,28 +496,24 @@ def _slay_value(cf, st, p, card, prm):
     return ev + after - base - prm[Param.SETTLER_VALUE] * _slay_need(cf, card)
 
 
-@jit(nrt=False)
-def _card_values(cf, st, p, prm):
-    """Per card in hand, what its options' values share (§4.7): the face-up value, and for a
-    battle the win chance p, (1 - p) x the loss value and whether its Steel can be paid."""
-    for i in range(st.nhand[p]):
-        card = st.hand[p, i]
-        n = 0
-        if _face_up_ok(cf, st, p, card):
+@jit(inline="always", nrt=False)
+def _card_values(cf, st, p, card, prm):
+    """What a card's options' values share (§4.7): the face-up value, and for a battle the
+    win chance pw, (1 - pw) x the loss value and whether its Steel can be paid."""
+    n = 0
+    if _face_up_ok(cf, st, p, card):
+        n += 1
+        if _runes_enough(cf, st, p, card):
             n += 1
-            if _runes_enough(cf, st, p, card):
-                n += 1
-        st.cv[i, 0] = prm[Param.FACE_UP_VALUE] * n
-        s = _strength(cf, st, p, card)
-        pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
-        st.cv[i, 1] = pw
-        g = cf.cards[card, CARD_RUNE]
-        joker = g == JOKER
-        on_mat = st.valk[p, 0 if joker else g] < 0   # the Valkyrie a loss would deploy
-        deploys = (joker & (_deployed(st, p) < N_VALKYRIES)) | (~joker & on_mat)
-        lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE] + deploys * prm[Param.VALKYRIE_VALUE]
-        st.cv[i, 2] = (1.0 - pw) * lose
-        st.cv[i, 3] = 1.0 if st.res[p, STEEL] >= cf.cards[card, CARD_COST] else 0.0
+    face = prm[Param.FACE_UP_VALUE] * n
+    s = _strength(cf, st, p, card)
+    pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
+    g = cf.cards[card, CARD_RUNE]
+    joker = g == JOKER
+    on_mat = st.valk[p, 0 if joker else g] < 0       # the Valkyrie a loss would deploy
+    deploys = (joker & (_deployed(st, p) < N_VALKYRIES)) | ((not joker) & on_mat)
+    lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE] + deploys * prm[Param.VALKYRIE_VALUE]
+    return face, pw, (1.0 - pw) * lose, st.res[p, STEEL] >= cf.cards[card, CARD_COST]
 
 
 @jit(inline="always", nrt=False)
@@ -586,7 +581,7 @@ def _options(cf, st, p, kind, prm, score):
     for i in range(st.nhand[p]):
         card = st.hand[p, i]
         if score:
-            face, pw, lose, afford = st.cv[i, 0], st.cv[i, 1], st.cv[i, 2], st.cv[i, 3] != 0.0
+            face, pw, lose, afford = _card_values(cf, st, p, card, prm)
         k, best = _offer(st, k, best, score, face, i, FACE_UP, 0)
         if can_start:
             for row in range(2):
@@ -618,7 +613,6 @@ def _choose(cf, st, p, kind, prm, pol_rng):
         return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
     _turn_cache(cf, st, p)
     _prize_values(cf, st, p, prm)
-    _card_values(cf, st, p, prm)
     _options(cf, st, p, kind, prm, True)
     return 0
 
@@ -1376,7 +1370,7 @@ def new_state(c, n: int) -> State:
                  control=z(R), vill=z(R), fury=z(2, N_RUNES), bt=z(n, N_BT), ent=z(n, n, 3),
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
-                 fvals=np.zeros(4 + n), cv=np.zeros((MAX_HAND, 4)), cand=z(R),
+                 fvals=np.zeros(4 + n), cand=z(R),
                  tc=z(N_TC), held=z(n, N_RUNES), rival=z(R))
 
 
