@@ -27,7 +27,7 @@ State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     held int64[n, 3]: Island Runes of each god controlled, kept in step by ``_update_control``
     rival int64[R]: ``_focus``'s strongest rival Influence per region
     fvals, cand, tc: a turn's
-    prize values (``_prize_values``), slay-candidate regions and what
+    prize values (``_options``), slay-candidate regions and what
     every option shares (``_turn_cache``, ``TC_*``)
 """
 from __future__ import annotations
@@ -519,27 +519,16 @@ def _card_values(cf, st, p, card, prm):
 @jit(inline="always", nrt=False)
 def _battle_value(pw, lose, afford, win):
     """A battle option's value from its card's ``_card_values`` (win chance pw, (1 - pw) x the
-    loss value, Steel paid) and its prize's ``_prize_values`` (§4.7): pw x win + that."""
+    loss value, Steel paid) and its prize's ``_prize_value`` (§4.7): pw x win + that."""
     if not afford:
         return 0.0                                       # §2.5: could not take part
     return pw * win + lose
 
 
-@jit(nrt=False)
-def _prize_values(cf, st, p, prm):
-    """What winning each prize p may fight for is worth: its Favor value plus the Favor bag
-    (row ends 0..3 when p can start a battle, others' open battles 4 + starter)."""
-    bag = cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
-    if st.bt[p, BT_OPEN] == 0:
-        for x in range(4):
-            row, end = x // 2, x % 2
-            nrow = st.sc[SC_NROW0 + row]
-            if nrow > 0:
-                prize = st.rows[row, 0] if end == 0 else st.rows[row, nrow - 1]
-                st.fvals[x] = _favor_value(cf, st, p, prize) + bag
-    for s in range(st.settlers.shape[0]):
-        if s != p and st.bt[s, BT_OPEN]:
-            st.fvals[4 + s] = _favor_value(cf, st, p, st.bt[s, BT_PRIZE]) + bag
+@jit(inline="always", nrt=False)
+def _prize_value(cf, st, p, prm, f):
+    """What winning Favor card f is worth to p: its Favor value plus the Favor bag."""
+    return _favor_value(cf, st, p, f) + cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
 
 
 @jit(inline="always", nrt=False)
@@ -559,7 +548,7 @@ def _offer(st, k, best, score, v, i, use, x):
 def _options(cf, st, p, kind, prm, score):
     """The fixed option list (§4.7), per card in hand: face up, start a battle at each row
     end, join each open battle, slay in each region where it can. ``score`` false: the list
-    into ``st.opts``, returns its length. ``score`` true (values from ``_prize_values`` and
+    into ``st.opts``, returns its length. ``score`` true (values from ``_prize_value`` and
     ``_card_values``): the best option into ``st.opts[0]`` (giant_hunter: the first slay),
     returns 1."""
     n = st.settlers.shape[0]
@@ -574,7 +563,16 @@ def _options(cf, st, p, kind, prm, score):
         for j in range(st.bt[s, BT_N]):
             ok &= st.ent[s, j, 0] != p           # not joined yet
         joinable |= ok << s
+        if score and ok:                         # its prize (fvals 4 + s)
+            st.fvals[4 + s] = _prize_value(cf, st, p, prm, st.bt[s, BT_PRIZE])
     can_start = st.bt[p, BT_OPEN] == 0
+    if score and can_start:                      # each row end's prize (fvals 0..3)
+        for x in range(4):
+            row, end = x // 2, x % 2
+            nrow = st.sc[SC_NROW0 + row]
+            if nrow > 0:
+                prize = st.rows[row, 0] if end == 0 else st.rows[row, nrow - 1]
+                st.fvals[x] = _prize_value(cf, st, p, prm, prize)
     hunter = score and kind == PolicyKind.GIANT_HUNTER
     k, best = 0, -1e300
     face, pw, lose, afford = 0.0, 0.0, 0.0, False   # (score) the card's ``_card_values``
@@ -612,7 +610,6 @@ def _choose(cf, st, p, kind, prm, pol_rng):
     if kind == PolicyKind.RANDOM_LEGAL:
         return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
     _turn_cache(cf, st, p)
-    _prize_values(cf, st, p, prm)
     _options(cf, st, p, kind, prm, True)
     return 0
 
