@@ -528,3 +528,40 @@ def test_leader_and_rune_actions_of_the_new_cards():
         (Leader.EXPLORE, RuneAct.MOVE_GIANT)}
     assert {(c[4], c[5]) for c in cards if c[0] == CardKind.EINHERJAR} == {
         (Leader.HARVEST, RuneAct.RAID_FREE)}
+
+
+def test_raid_by_a_boat_serves_both_regions_of_its_dock():
+    """§2.3, §3.2: a Boat moored at dock 0 (regions 0 and 1) raids the Village of region 1,
+    its dock's second region (Steel 1 in Era 1); moored at dock 1 (region 2 only) it cannot."""
+    for dock, got in ((0, 1), (1, 0)):
+        pos = Pos()
+        pl = pos.p[0]
+        pos.g.villages = [0, 1, 0, 0, 0, 0, 0, 0]
+        pl.boats[dock], pl.res = 1, [2, 2, 1]
+        pos.sync()
+        pos.g.raid(pl, 5, False)
+        K._raid(pos.cf, pos.st, 0, 5, False)
+        v = same(pos)
+        assert v["villages"][0] == got and v["board_villages"][1] == 1 - got
+
+
+def test_slay_value_is_worked_out_again_at_each_choice():
+    """§4.7: a choice keeps its slay options' Rune points (``st.tc``) for that choice only.
+    Seat 0 holds region 0 (god A); at Fury [0, 0, 0] an A card's slay lifts A from the
+    three-way tie (2 points) to first (6): +4; at Fury [0, 5, 5] it stays last: +0. The next
+    choice (``_turn_cache`` first, as in the game) sees the change, as the reference does."""
+    pos = Pos()
+    pl = pos.p[0]
+    pl.settlers[0] = 3
+    pos.g.update_control()
+    pos.sync()
+    c = card(pos.rules, rune=A)
+    prm = pos.kargs(0)[1]
+    got = []
+    for fury in ([0, 0, 0], [0, 5, 5]):
+        pos.g.fury = list(fury)
+        pos.st.fury[0, :] = fury
+        K._turn_cache(pos.cf, pos.st, 0)
+        got.append((pos.g.slay_value(pl, c), K._slay_value(pos.cf, pos.st, 0, c, prm)))
+    assert all(ref == ker for ref, ker in got)
+    assert got[0][0] - got[1][0] == 4
