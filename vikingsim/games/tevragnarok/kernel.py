@@ -26,6 +26,7 @@ State (one game at a time; ``n`` seats, ``R`` regions, ``D`` docks):
     (``_add_settlers`` ...); control is checked again only after a move (``SC_CONTROL_STALE``);
     held int64[n, 3]: Island Runes of each god controlled, kept in step by ``_update_control``
     rival int64[R]: ``_focus``'s strongest rival Influence per region
+    keys int64[n, N_KEYS]: the final ranking keys (``_final_keys``)
     fvals, cand, tc: a turn's
     prize values (``_options``), slay-candidate regions and what
     every option shares (``_turn_cache``, ``TC_*``)
@@ -69,6 +70,9 @@ TC_RUNE_PTS = 7                               # p's Rune points today (``_slay_v
 TC_RUNE_PTS_WITH = 8                          # + g: ... and with 1 more Fury of god g
 TC_RUNE_PTS_SET = 11                          # 1 once the three above are filled this choice
 N_TC = 12
+# a seat's final ranking keys (§2.6, ``_final_keys``), in tie-breaker order
+KEY_SCORE, KEY_ISLANDS, KEY_FAVORS, KEY_TEMPLES, KEY_BOATS, KEY_RESOURCES = range(6)
+N_KEYS = 6
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -111,6 +115,7 @@ class State(NamedTuple):
     tc: np.ndarray
     held: np.ndarray
     rival: np.ndarray
+    keys: np.ndarray
 
 
 class Out(NamedTuple):
@@ -1279,16 +1284,24 @@ def _sum_row(a, p):
 
 
 @jit(nrt=False)
-def _beats(cf, st, p, q):
-    """§2.6 tie-breakers: score, Island Runes, Favor cards, Temples, Boats, resources; then
-    the lower seat (assumption). True when p ranks above q."""
-    a = (_score(cf, st, p), _islands(cf, st, p), st.nfav[p], _sum_row(st.temples, p),
-         _sum_row(st.boats, p), _sum_row(st.res, p))
-    b = (_score(cf, st, q), _islands(cf, st, q), st.nfav[q], _sum_row(st.temples, q),
-         _sum_row(st.boats, q), _sum_row(st.res, q))
-    for t in range(6):
-        if a[t] != b[t]:
-            return a[t] > b[t]
+def _final_keys(cf, st):
+    """Each seat's §2.6 ranking keys, once, into ``st.keys`` (``KEY_*``)."""
+    for p in range(st.settlers.shape[0]):
+        st.keys[p, KEY_SCORE] = _score(cf, st, p)
+        st.keys[p, KEY_ISLANDS] = _islands(cf, st, p)
+        st.keys[p, KEY_FAVORS] = st.nfav[p]
+        st.keys[p, KEY_TEMPLES] = _sum_row(st.temples, p)
+        st.keys[p, KEY_BOATS] = _sum_row(st.boats, p)
+        st.keys[p, KEY_RESOURCES] = _sum_row(st.res, p)
+
+
+@jit(inline="always", nrt=False)
+def _beats(st, p, q):
+    """§2.6 tie-breakers (``_final_keys`` first): score, Island Runes, Favor cards, Temples,
+    Boats, resources; then the lower seat (assumption). True when p ranks above q."""
+    for t in range(N_KEYS):
+        if st.keys[p, t] != st.keys[q, t]:
+            return st.keys[p, t] > st.keys[q, t]
     return p < q
 
 
@@ -1298,10 +1311,10 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     for e in range(N_ERAS):
         st.sc[SC_ERA] = e
         _play_era(cf, st, kinds, params, dice_rng, pol_rng)
-    n = st.settlers.shape[0]
+    _final_keys(cf, st)
     w = 0
-    for p in range(1, n):
-        if _beats(cf, st, p, w):
+    for p in range(1, st.settlers.shape[0]):
+        if _beats(st, p, w):
             w = p
     return w
 
@@ -1310,7 +1323,7 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
 def _record(cf, st, g, w, o):
     o.winner[g] = w
     for p in range(st.settlers.shape[0]):
-        o.score[g, p] = _score(cf, st, p)
+        o.score[g, p] = st.keys[p, KEY_SCORE]
         o.giant_points[g, p] = st.pl[p, PL_SLAIN_SUM]
         o.slays[g, p] = st.pl[p, PL_SLAIN_N]
         for e in range(N_ERAS):
@@ -1318,12 +1331,12 @@ def _record(cf, st, g, w, o):
         o.lost_battles[g, p] = st.pl[p, PL_LOST]
         o.won_battles[g, p] = st.pl[p, PL_WON]
         o.valkyries[g, p] = _deployed_count(st, p)
-        o.islands[g, p] = _islands(cf, st, p)
+        o.islands[g, p] = st.keys[p, KEY_ISLANDS]
         o.favors[g, p] = st.nfav[p]
         o.villages[g, p] = st.pl[p, PL_VILLAGES]
-        o.temples[g, p] = _sum_row(st.temples, p)
-        o.boats[g, p] = _sum_row(st.boats, p)
-        o.resources[g, p] = _sum_row(st.res, p)
+        o.temples[g, p] = st.keys[p, KEY_TEMPLES]
+        o.boats[g, p] = st.keys[p, KEY_BOATS]
+        o.resources[g, p] = st.keys[p, KEY_RESOURCES]
         o.settlers[g, p] = _sum_row(st.settlers, p)
         o.settlers_mat[g, p] = st.mat[p, MAT_SETTLERS]
         o.valkyries_mat[g, p] = st.mat[p, MAT_VALK]
@@ -1368,7 +1381,7 @@ def new_state(c, n: int) -> State:
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
                  fvals=np.zeros(4 + n), cand=z(R),
-                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R))
+                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R), keys=z(n, N_KEYS))
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
