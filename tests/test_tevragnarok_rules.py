@@ -5,6 +5,7 @@ must give the same position and the values worked out by hand from the notes (co
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.test_tevragnarok_harness import K, Pos, card, same
 from vikingsim.core.testing import ScriptedUniform
@@ -415,18 +416,27 @@ def test_valkyrie_influence_two_and_harvest_bonus():
     assert same(pos)["res"][0] == [4, 3, 4]
 
 
-def test_raid_a_village_free_where_a_unit_stands():
+@pytest.mark.parametrize("has, free, got, r", [
+    ("valkyrie", True, 1, 5), ("valkyrie", False, 0, 5), ("dock0", False, 1, 1),
+    ("dock1", False, 0, 1)])
+def test_raid_a_village(has, free, got, r):
     """§3.5 SEED new Rune action: region 5 holds seat 0's Valkyrie only; 0 Steel; the free
-    Raid takes its Village (1 -> 0) without Steel; the paid Raid (§2.3) cannot."""
-    for free, got in ((True, 1), (False, 0)):
-        pos = Pos()
-        pl = pos.p[0]
+    Raid takes its Village (1 -> 0) without Steel; the paid Raid (§2.3) cannot. §2.3, §3.2 the
+    paid Raid by a Boat: moored at dock 0 (regions 0 and 1) it raids the only Village, in
+    region 1, its dock's second region (Steel 1 in Era 1); moored at dock 1 (region 2) it
+    cannot."""
+    pos = Pos()
+    pl = pos.p[0]
+    if has == "valkyrie":
         pl.valkyrie[B], pl.res = 5, [2, 2, 0]
-        pos.sync()
-        pos.g.raid(pl, 5, free)
-        K._raid(pos.cf, pos.st, 0, 5, free)
-        v = same(pos)
-        assert v["villages"][0] == got and v["board_villages"][5] == 1 - got
+    else:
+        pos.g.villages = [0, 1, 0, 0, 0, 0, 0, 0]
+        pl.boats[int(has[-1])], pl.res = 1, [2, 2, 1]
+    pos.sync()
+    pos.g.raid(pl, 5, free)
+    K._raid(pos.cf, pos.st, 0, 5, free)
+    v = same(pos)
+    assert v["villages"][0] == got and v["board_villages"][r] == 1 - got
 
 
 def test_face_up_conditions_of_valkyrie_and_einherjar_cards():
@@ -528,21 +538,6 @@ def test_leader_and_rune_actions_of_the_new_cards():
         (Leader.EXPLORE, RuneAct.MOVE_GIANT)}
     assert {(c[4], c[5]) for c in cards if c[0] == CardKind.EINHERJAR} == {
         (Leader.HARVEST, RuneAct.RAID_FREE)}
-
-
-def test_raid_by_a_boat_serves_both_regions_of_its_dock():
-    """§2.3, §3.2: a Boat moored at dock 0 (regions 0 and 1) raids the Village of region 1,
-    its dock's second region (Steel 1 in Era 1); moored at dock 1 (region 2 only) it cannot."""
-    for dock, got in ((0, 1), (1, 0)):
-        pos = Pos()
-        pl = pos.p[0]
-        pos.g.villages = [0, 1, 0, 0, 0, 0, 0, 0]
-        pl.boats[dock], pl.res = 1, [2, 2, 1]
-        pos.sync()
-        pos.g.raid(pl, 5, False)
-        K._raid(pos.cf, pos.st, 0, 5, False)
-        v = same(pos)
-        assert v["villages"][0] == got and v["board_villages"][1] == 1 - got
 
 
 def test_slay_value_is_worked_out_again_at_each_choice():
