@@ -359,14 +359,31 @@ def _points_with(cf, st, p, g):
 
 
 @jit(nrt=False)
-def _best_fury_rune(cf, st, p):
-    base = _rune_points(cf, st, p, st.fury[0])
+def _fill_rune_points(cf, st, p):
+    """p's Rune points today and with 1 more Fury of each god, into ``st.tc``
+    (``TC_RUNE_PTS*``)."""
+    st.tc[TC_RUNE_PTS] = _rune_points(cf, st, p, st.fury[0])
+    for h in range(N_RUNES):
+        st.tc[TC_RUNE_PTS_WITH + h] = _points_with(cf, st, p, h)
+    st.tc[TC_RUNE_PTS_SET] = 1
+
+
+@jit(inline="always", nrt=False)
+def _best_gain_rune(st):
+    """The god whose +1 Fury gains the most Rune points (first on ties), from ``st.tc``."""
     best, best_g = -1e300, 0
     for g in range(N_RUNES):
-        v = _points_with(cf, st, p, g) - base
+        v = st.tc[TC_RUNE_PTS_WITH + g] - st.tc[TC_RUNE_PTS]
         if v > best:
             best, best_g = v, g
     return best_g
+
+
+@jit(nrt=False)
+def _best_fury_rune(cf, st, p):
+    """A Joker's god (§3.5): the one whose +1 Fury gains p the most Rune points."""
+    _fill_rune_points(cf, st, p)
+    return _best_gain_rune(st)
 
 
 @jit(inline="always", nrt=False)
@@ -481,21 +498,14 @@ def _favor_value(cf, st, p, f):
 @jit(nrt=False)
 def _slay_value(cf, st, p, card, prm):
     """Expected Giant value plus the Rune points of the card's Fury (a Joker: the best god,
-    first on ties, as ``_best_fury_rune``), less the Settlers. The Rune points are worked out
-    at the choice's first slay option and kept in ``st.tc`` for the rest of it."""
+    first on ties), less the Settlers. The Rune points are worked out at the choice's first
+    slay option and kept in ``st.tc`` for the rest of it (``_turn_cache`` clears them)."""
     if st.tc[TC_RUNE_PTS_SET] == 0:
-        st.tc[TC_RUNE_PTS] = _rune_points(cf, st, p, st.fury[0])
-        for h in range(N_RUNES):
-            st.tc[TC_RUNE_PTS_WITH + h] = _points_with(cf, st, p, h)
-        st.tc[TC_RUNE_PTS_SET] = 1
+        _fill_rune_points(cf, st, p)
     base = st.tc[TC_RUNE_PTS]
     g = cf.cards[card, CARD_RUNE]
     if g == JOKER:
-        best, g = -1e300, 0
-        for h in range(N_RUNES):
-            v = st.tc[TC_RUNE_PTS_WITH + h] - base
-            if v > best:
-                best, g = v, h
+        g = _best_gain_rune(st)
     after = st.tc[TC_RUNE_PTS_WITH + g]
     ev = (cf.ri[S.POOL_SUM] - st.pl[p, PL_SLAIN_SUM]) / (N_GIANTS - st.pl[p, PL_SLAIN_N])
     return ev + after - base - prm[Param.SETTLER_VALUE] * _slay_need(cf, card)
