@@ -1331,6 +1331,7 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
 
 @jit(nrt=False)
 def _record(cf, st, g, w, o):
+    """Game g's row of ``o`` (after ``_play_game``, which fills ``st.keys``)."""
     o.winner[g] = w
     for p in range(st.settlers.shape[0]):
         o.score[g, p] = st.keys[p, KEY_SCORE]
