@@ -19,23 +19,29 @@
 # battles into a Flee (878 §4.7). Does that make him too strong, compared with the other battle
 # bonuses of the Viking Age expansions?
 #
-# **Answer (exact odds, no sampling error; default policy, 878 §4).** No, not by itself. Ragnar is
-# worth **about one extra Norseman per battle**: 1.0 to 1.35 Norsemen when he attacks with 4 to 10
-# units a side (the English roll first, so his Flees land before any Viking falls), 0.6 to 1.1 when
-# he defends, less in tiny battles. In even battles that is **+6 to +20 percentage points** of
-# Viking win chance when he attacks (5 v 5: 62.0% → 80.4%, +18.4 pp, worth 1.30 Norsemen) and
-# +3 to +7 pp when he defends. For comparison: a Fort is worth 2 to 3 Norsemen (but costs two
-# units to build, SEED §1.4); Seidr 0.4 to 1 Norseman (and slightly *hurts* at 10 v 10);
-# English-held Northumbria, the mirror rule, takes back half to three quarters of Ragnar's gain;
-# the Raven Banner is a gamble that costs the Vikings 2 to 23 pp on average (Monte Carlo at
-# n = 200,000 with 95% intervals below, matching the exact solver). With his real host
-# (17 Norsemen + 8 Berserkers, 878 §6.5) the battle is won anyway and the bonus is under 0.1 pp.
+# **Answer in one line.** No, not by itself: he is worth about one extra Norseman per battle,
+# less than a Fort before the Fort's cost, and an English-held Northumbria takes back part of
+# it. Example (re-checked by `tests/test_battle878_exact.py::test_ragnar_notebook_headline`):
+# 3 Norsemen + 2 Berserkers attacking 2 Housecarls + 3 Thegns win 62.0% of battles, 80.4% with
+# Ragnar (+18.4 pp, worth 1.30 Norsemen). Every other figure is rendered from the tables in the
+# **Conclusion** at the end.
+#
+# **What the answer rests on** (read it before any number):
+#
+# - *Invented armies*: armies of size *k* are Vikings *k* units with 30% Berserkers (rounded),
+#   English *k* units with 40% Housecarls, no Fyrd; no scenario of the rulebook sets them.
+#   Ragnar's own army is not given (SEED §9.1): section 5 assumes Halfdan's host (878 §6.5).
+# - *The DEFAULT readings* of `docs/rules/battle878.md` §4 (the battle procedure, Ragnar §4.7,
+#   the Raven Banner and Seidr of §3) and the shipped *default policy* (878 §4.6 hit orders,
+#   nobody retreats); a retreating or cleverer player would see other odds.
+# - *One battle*, not a campaign: a bonus's worth in a whole game (how often it is in play, what
+#   it costs to get) is not measured here, except the Fort's two-unit cost (SEED §1.4), noted.
 #
 # Method: the exact Markov-chain solver `vikingsim.games.battle878.exact` (the same numbers as
 # `vikingsim odds battle878`), checked against the Monte Carlo engine in
-# `tests/test_battle878_exact.py`; Monte Carlo with Wilson 95% intervals where asked (Raven Banner).
-# Armies of size *k*: Vikings *k* units with 30% Berserkers (rounded), English *k* units with 40%
-# Housecarls, no Fyrd. Set `VIKINGSIM_NB_SMALL=1` for a quick run (smaller grid, smaller n).
+# `tests/test_battle878_exact.py`; Monte Carlo with Wilson 95% intervals where asked (Raven
+# Banner, Seidr at 10 v 10). Set `VIKINGSIM_NB_SMALL=1` for a quick run (smaller grid, smaller
+# n).
 
 # %%
 # %matplotlib inline
@@ -44,7 +50,9 @@ import time
 
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 
+from vikingsim.core.runner import simulate
 from vikingsim.core.stats import Z95
 from vikingsim.experiments import norsemen_equivalent
 from vikingsim.games.battle878.exact import odds
@@ -70,6 +78,8 @@ def english(k):
 def p_win(opts):
     return odds(opts)["p_vikings_win"]
 
+
+print(f"units a side: {SIZES.start}-{SIZES.stop - 1}; Monte Carlo battles per cell: {N_MC:,} (SMALL={SMALL})")
 
 # %% [markdown]
 # ## 1. Equal armies: Ragnar's gain, and its worth in Norsemen
@@ -155,6 +165,28 @@ bonus.pivot_table(index=["attacker", "battle"], columns="bonus", values="worth_n
 bonus.pivot_table(index=["attacker", "battle"], columns="bonus", values="gain_pp",
                   observed=True).round(1)
 
+# %% [markdown]
+# ### 3b. Seidr at 10 v 10 by Monte Carlo
+#
+# The exact table gives Seidr a small negative gain at 10 v 10; two Monte Carlo arms of
+# `N_SEIDR` battles each (with and without Seidr, seed 9) check the sign with a 95% interval
+# for the difference (normal, two independent proportions).
+
+# %%
+N_SEIDR = 40_000 if SMALL else 400_000
+K_SEIDR = 10 if not SMALL else max(SIZES)
+rows = []
+for attacker in ("vikings", "english"):
+    o = {**vikings(K_SEIDR), **english(K_SEIDR), "attacker": attacker}
+    a, b = (simulate("battle878", N_SEIDR, seed=9, options={**o, "seidr": sd}, threads=2).summary["p_vikings_win"]
+            for sd in (False, True))
+    se = np.sqrt(a * (1 - a) / N_SEIDR + b * (1 - b) / N_SEIDR)
+    rows.append({"attacker": attacker, "battle": f"{K_SEIDR} v {K_SEIDR}", "n": N_SEIDR,
+                 "gain_pp_mc": 100 * (b - a), "lo": 100 * (b - a - Z95 * se), "hi": 100 * (b - a + Z95 * se),
+                 "gain_pp_exact": 100 * (p_win({**o, "seidr": True}) - p_win(o))})
+seidr_mc = pd.DataFrame(rows)
+seidr_mc.round(2)
+
 
 # %% [markdown]
 # ## 4. The Raven Banner by Monte Carlo, with 95% intervals
@@ -190,11 +222,11 @@ for attacker in ("vikings", "english"):
     for v in [5, 8] if not SMALL else [5]:
         o = {**vikings(v), **english(v), "attacker": attacker}
         for name, change in (("Raven Banner", "raven_banner"), ("Ragnar", "ragnar")):
-            base, bonus, gain, ci = mc_gain(attacker, v, change)
+            arm0, arm1, gain, ci = mc_gain(attacker, v, change)
             rows.append({"attacker": attacker, "battle": f"{v} v {v}", "bonus": name,
-                         "n": int(base.games), "p_base_mc": base.value,
-                         "base_ci": np.round([base.lo, base.hi], 4), "p_bonus_mc": bonus.value,
-                         "bonus_ci": np.round([bonus.lo, bonus.hi], 4), "gain_pp_mc": gain,
+                         "n": int(arm0.games), "p_base_mc": arm0.value,
+                         "base_ci": np.round([arm0.lo, arm0.hi], 4), "p_bonus_mc": arm1.value,
+                         "bonus_ci": np.round([arm1.lo, arm1.hi], 4), "gain_pp_mc": gain,
                          "gain_pp_ci95": ci,
                          "gain_pp_exact": 100 * (p_win({**o, change: True}) - p_win(o))})
 mc_table = pd.DataFrame(rows)
@@ -240,28 +272,80 @@ print(f"notebook ran in {time.perf_counter() - t0:.1f} s (SMALL={SMALL})")
 # %% [markdown]
 # ## Conclusion
 #
-# * **Ragnar is worth about one Norseman per battle.** Exact odds over equal armies of 1–10 units
-#   (section 1): median 1.09 extra Norsemen when he attacks (1.0–1.35 from 4 units a side up),
-#   median 0.79 when he defends (0.6–1.1 from 4 units up); +6 to +20 pp of Viking win chance in
-#   even battles when he attacks, +3 to +7 pp when he defends. Over every contested army pair
-#   (base odds 20–80%, section 2) his gain is +8 to +24 pp (mean 16) attacking and +3 to +19 pp
-#   (mean 12) defending; the heatmaps put the gain on the band where the armies are even.
-# * **Compared with the other bonuses** (section 3): a Fort is worth 2.1–3.0 Norsemen but costs
-#   two units to build, so it nets about the same as Ragnar; Seidr is worth 0.4–1.0 Norseman and
-#   is slightly negative at 10 v 10 (about −1 pp, confirmed by Monte Carlo at n = 400,000 per arm);
-#   Northumbria in English hands costs the Vikings 0.2–0.8 Norsemen, about half of Ragnar's
-#   worth in Norsemen (40–80%) and about three quarters of his gain in percentage points; the Raven Banner costs the Vikings 2–23 pp on average (section 4: Monte Carlo,
-#   n = 200,000 per arm, 95% intervals about ±0.3 pp, agreeing with the exact values). The
-#   Monte Carlo study over army sizes (section 4b: 1 to 10 units a side, each side attacking)
-#   puts the exact gain from Ragnar inside its 95% interval for all 20 army sizes.
-# * **In the campaign** Ragnar's host is big enough that his ability rarely decides a battle
-#   (section 5: under 0.1 pp against garrisons of 10 and 16); it matters when his army has been
-#   worn down to an even fight, where it is worth a Norseman every battle.
-# * **Verdict:** strong for a free ability (a Leader swap with the same army), but not too
-#   strong: about one Norseman per battle, less than a Fort before its cost, and half undone by an
-#   English Northumbria. If the designers want him weaker, limiting the conversion to the battle
-#   he invades with, or to Thegn Commands only, are options to test with the same solver.
-#
-# All numbers except section 4 are exact for the stated armies (default policy; 878 §4 DEFAULT
-# readings); section 4 reports n and 95% intervals. The source is
-# `notebooks/878_is_ragnar_too_strong.py` (jupytext, paired with the .ipynb); run top to bottom.
+# Rendered from the tables above (`equal`, `close`, `bonus`, `seidr_mc`, `mc_table`, `sizes` and
+# the host table; nothing in it is typed by hand).
+
+# %%
+def rng(x, fmt="{:.2f}"):
+    return f"{fmt.format(x.min())} to {fmt.format(x.max())}"
+
+
+def per_attacker(df, col, attacker, k_min=None):
+    d = df[df.attacker == attacker]
+    return d[col] if k_min is None else d[d.units_a_side >= k_min][col]
+
+
+K_FROM = 4 if max(SIZES) >= 4 else 1
+worth = bonus.pivot_table(index=["attacker", "battle"], columns="bonus", values="worth_norsemen", observed=True)
+gains = bonus.pivot_table(index=["attacker", "battle"], columns="bonus", values="gain_pp", observed=True)
+north_share_n = -worth["Northumbria (English)"] / worth["Ragnar"]
+north_share_pp = -gains["Northumbria (English)"] / gains["Ragnar"]
+seidr_neg = worth.index[worth["Seidr"] < 0]
+ctab = close.assign(gain_pp=100 * close.ragnar_gain).groupby("attacker").gain_pp
+mc_half = ((mc_table.gain_pp_ci95.map(lambda c: c[1] - c[0])) / 2)
+host_gain = pd.Series([100 * (p_win({"norsemen": 17, "berserkers": 8, "housecarls": h, "thegns": t,
+                                      "ragnar": True})
+                              - p_win({"norsemen": 17, "berserkers": 8, "housecarls": h, "thegns": t}))
+                       for h, t in ((4, 6), (6, 10))])
+rb = mc_table[mc_table.bonus == "Raven Banner"]
+rb_inside = sum(lo <= ex <= hi for (lo, hi), ex in zip(rb.gain_pp_ci95, rb.gain_pp_exact))
+below_fort = int((worth["Ragnar"] < worth["Fort"]).sum())
+above_net_fort = int((worth["Ragnar"] > worth["Fort"] - 2).sum())
+seidr_txt = "; ".join(f"{r.attacker} attack: {r.gain_pp_mc:+.2f} pp [{r.lo:+.2f}, {r.hi:+.2f}] "
+                      f"(exact {r.gain_pp_exact:+.2f})" for r in seidr_mc.itertuples())
+Markdown(f"""
+* **Ragnar is worth about one Norseman per battle.** Exact odds over equal armies of
+  {min(SIZES)}-{max(SIZES)} units a side (section 1): median
+  {per_attacker(equal, 'worth_norsemen', 'vikings').median():.2f} extra Norsemen when he attacks
+  ({rng(per_attacker(equal, 'worth_norsemen', 'vikings', K_FROM))} from {K_FROM} units a side
+  up), median {per_attacker(equal, 'worth_norsemen', 'english').median():.2f} when he defends
+  ({rng(per_attacker(equal, 'worth_norsemen', 'english', K_FROM))} from {K_FROM} units up);
+  {rng(per_attacker(equal, 'gain_pp', 'vikings'), '{:+.1f}')} pp of Viking win chance in these
+  even battles when he attacks, {rng(per_attacker(equal, 'gain_pp', 'english'), '{:+.1f}')} pp
+  when he defends. Over every contested army pair (base odds 20-80%, section 2:
+  {len(close)} of {len(grid)} cells) his gain is {ctab.min()['vikings']:+.1f} to
+  {ctab.max()['vikings']:+.1f} pp (mean {ctab.mean()['vikings']:.1f}) attacking and
+  {ctab.min()['english']:+.1f} to {ctab.max()['english']:+.1f} pp (mean
+  {ctab.mean()['english']:.1f}) defending; the heatmaps put the gain on the band where the
+  armies are even.
+* **Compared with the other bonuses** (section 3, battles {', '.join(c for c in bonus.battle.cat.categories)},
+  each side attacking): a Fort is worth {rng(worth['Fort'])} Norsemen (Ragnar
+  {rng(worth['Ragnar'])}) but costs two units to build (SEED §1.4), so net of its cost it is
+  worth {rng(worth['Fort'] - 2)} Norsemen: Ragnar is worth less than the Fort in {below_fort} of
+  {len(worth)} battles, more than the Fort net of its cost in {above_net_fort} of {len(worth)}. Seidr is worth {rng(worth['Seidr'])} Norsemen, negative in
+  {len(seidr_neg)} of {len(worth)} battles ({', '.join(f'{a} attack {b}' for a, b in seidr_neg) or 'none'});
+  Monte Carlo at {K_SEIDR} v {K_SEIDR}, n = {N_SEIDR:,} per arm (section 3b): {seidr_txt}.
+  Northumbria in English hands costs the Vikings {rng(-worth['Northumbria (English)'])} Norsemen,
+  {rng(100 * north_share_n, '{:.0f}')}% of Ragnar's worth in Norsemen and
+  {rng(100 * north_share_pp, '{:.0f}')}% of his gain in percentage points. The Raven Banner
+  costs the Vikings {rng(-gains['Raven Banner'], '{:.1f}')} pp on average (exact, section 3);
+  its Monte Carlo arms (section 4, n = {int(mc_table.n.iloc[0]):,} per arm, 95% half-widths
+  {rng(mc_half[mc_table.bonus == 'Raven Banner'])} pp) hold the exact value inside their interval
+  in {rb_inside} of {len(rb)} battles. The Monte
+  Carlo study over army sizes (section 4b) puts the exact Ragnar gain inside its 95% interval
+  for {int(sizes.inside.sum())} of {len(sizes)} army sizes.
+* **In the campaign** Ragnar's host (assumed: Halfdan's 17 Norsemen + 8 Berserkers) is big
+  enough that his ability rarely decides a battle (section 5: gain {rng(host_gain, '{:.3f}')} pp
+  against garrisons of 10 and 16); it matters when his army has been worn down to an even
+  fight.
+* **Verdict:** strong for a free ability (a Leader swap with the same army), but not too
+  strong: about one Norseman per battle (the medians above), less than a Fort before its cost
+  ({below_fort} of {len(worth)} battles), more than a Fort net of its cost ({above_net_fort} of
+  {len(worth)}), and partly undone by an English Northumbria. If the designers want him weaker, limiting the conversion to the
+  battle he invades with, or to Thegn Commands only, are options to test with the same solver.
+
+**Rests on:** the invented armies (30% Berserkers, 40% Housecarls, no Fyrd; Halfdan's host for
+Ragnar), the DEFAULT 878 §4 readings and the default policy (no retreats); one battle, not a
+campaign. All numbers except sections 3b and 4 are exact for these armies; those sections
+report n and 95% intervals.
+""")
