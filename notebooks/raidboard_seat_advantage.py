@@ -240,6 +240,7 @@ c4, e4 = (circular[circular.players == 4].sort_values("seat"),
           seats[(seats.players == 4) & (seats.variant == "ends-of-earth")].sort_values("seat"))
 ch = h2h[h2h.seat == "all"].set_index("challenger")
 edges = (circular.assign(d=100 * (circular.p - circular.fair)).query("seat == 0").set_index("players").d)
+policy_effect = 100 * (ch.p - 0.25).abs().max()
 Markdown(f"""
 **Seat edge** (greedy in every seat, the study `experiments/raidboard_seats.toml`,
 {N:,} games per table size, 95% Wilson intervals):
@@ -254,8 +255,9 @@ turn matters. **Ends of the Earth** gives seat 0 {rate(e4.iloc[0])} at 4 players
 {rate(c4.iloc[0])}; mean length {length.loc['mean', 'ends-of-earth']:.2f} rounds).
 
 **Policies** (section 4, one challenger among three greedy seats, rotated; fair 25%):
-`lookahead` wins {rate(ch.loc['lookahead'])}, `random` {rate(ch.loc['random'])}: policy
-effects are smaller than the seat edge.
+`lookahead` wins {rate(ch.loc['lookahead'])}, `random` {rate(ch.loc['random'])}: the largest
+policy effect, {policy_effect:.1f} pp from fair, is {'smaller' if policy_effect < edges[4] else 'not smaller'}
+than seat 0's edge at 4 players ({edges[4]:+.1f} pp).
 
 **Compensation per table size** (section 5: `seat_gold_step`, seat *k* starts with
 20 + *k* × step Gold; search {N_SEARCH:,} games per step, hold-out {N_HOLD:,} fresh games):
