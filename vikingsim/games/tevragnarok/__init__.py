@@ -24,6 +24,7 @@ Frame columns: ``winner``, ``winner_at_mean``; per seat ``score_<s>``, ``giant_p
 ``slays_<s>``, ``slays_era<e>_<s>``, ``lost_battles_<s>``, ``won_battles_<s>``,
 ``valkyries_<s>``, ``islands_<s>``, ``favors_<s>`` ...; per god ``fury_<g>``,
 ``fury_nodrain_<g>``, ``rank_<g>``, ``rank_nodrain_<g>``; ``first_slayer``, ``first_loser``;
+``opener_era<e>`` (the seat holding the Chieftain marker in Era e);
 ``valkyrie_strength_era<e>`` / ``einherjar_strength_era<e>`` (sums) with their ``*_n_era<e>``
 counts. ``params`` takes a preset name or a ``.toml`` path (``load_params`` reads one).
 """
