@@ -17,6 +17,10 @@ CONFIGS = [
         last_battles="return", giant_drain=False)),
     dict(policies="random_legal", players=4, options=dict(params="giants_wide")),
     dict(policies="giant_hunter", players=2, options=dict(params="giants_mean4")),
+    dict(policies=["greedy_vp", "random_legal", "giant_hunter"], players=3, options=dict(
+        first_seat=2, era_opener="rotate", last_era_drain=True, attack_after_deploy=False,
+        params="board_9")),
+    dict(policies="random_legal", players=4, options=dict(params="draft_6", first_seat=1)),
 ]
 
 
@@ -42,6 +46,8 @@ def _run():
     ("favor_max", (0,), 4, "more than 3 Favor cards"),
     ("winner", (0,), 7, "winner outside the seats"),
     ("giant_points", (0, 0), 99, "Giant points outside"),
+    ("openers", (0, 0), 1, "Era 1 not opened by the first player"),
+    ("openers", (0, 2), 5, "an Era opener outside the seats"),
 ])
 def test_each_check_fires_on_a_broken_game(key, index, value, message):
     r = _run()
@@ -56,15 +62,16 @@ def test_each_check_fires_on_a_broken_game(key, index, value, message):
     assert invariants.check(r.setup, r.out) == []
 
 
-def _plain_winner(scores, keys):
+def _plain_winner(scores, keys, first=0):
     """The §2.6 order by hand: the highest (score, Islands, Favor cards, Temples, Boats,
-    resources), the lower seat on a full tie."""
-    rows = [(scores[p],) + tuple(int(k[p]) for k in keys) for p in range(len(scores))]
-    return max(range(len(rows)), key=lambda p: (rows[p], -p))
+    resources), on a full tie the earlier turn position from the first player (§4.7)."""
+    n = len(scores)
+    rows = [(scores[p],) + tuple(int(k[p]) for k in keys) for p in range(n)]
+    return max(range(n), key=lambda p: (rows[p], -((p - first) % n)))
 
 
-@pytest.mark.parametrize("params", ["default", "odd_mean"])
-def test_winner_at_mean_by_hand(tmp_path, params):
+@pytest.mark.parametrize("params, first", [("default", 0), ("odd_mean", 0), ("default", 2)])
+def test_winner_at_mean_by_hand(tmp_path, params, first):
     """``winner_at_mean`` against plain Python with exact fractions (a pool of mean 8/9, so
     the packed integer keys must scale the scores), and the same order at the real Giant
     values gives the kernel's own winner; 4,000 games of greedy and random seats give
@@ -76,7 +83,8 @@ def test_winner_at_mean_by_hand(tmp_path, params):
         path = tmp_path / "odd.toml"
         path.write_text("[giants]\nvalues = [0, 0, 0, 0, 0, 0, 1, 2, 5]\n")
         params = str(path)
-    r = simulate("tevragnarok", 4_000, seed=8, players=4, options=dict(params=params),
+    r = simulate("tevragnarok", 4_000, seed=8, players=4,
+                 options=dict(params=params, first_seat=first),
                  policies=["giant_hunter", "greedy_vp", "random_legal", "giant_hunter"])
     o, pool = r.out, r.setup.compiled.giants
     mean = Fraction(int(pool.sum()), len(pool))
@@ -86,9 +94,9 @@ def test_winner_at_mean_by_hand(tmp_path, params):
     for g in range(len(got)):
         at_mean = [int(o["score"][g, p]) - int(o["giant_points"][g, p])
                    + o["slays"][g, p] * mean for p in range(4)]
-        want = _plain_winner(at_mean, [k[g] for k in keys])
+        want = _plain_winner(at_mean, [k[g] for k in keys], first)
         assert got[g] == want, g
         assert o["winner"][g] == _plain_winner([int(x) for x in o["score"][g]],
-                                               [k[g] for k in keys]), g
+                                               [k[g] for k in keys], first), g
         changed += want != o["winner"][g]
     assert changed > 20

@@ -26,7 +26,9 @@ def test_defaults_are_the_notes_tables():
     assert sum(p.board_villages) == 13                              # 13 Villages
     assert p.start_resources == [2, 2, 2] and p.start_resource_cap == 7
     assert (p.start_settlers, p.start_boats, p.start_temples) == (6, 4, 2)
-    assert (p.economy_draft_size, p.economy_harvest, p.economy_boon) == (5, 2, 2)
+    assert (p.economy_harvest, p.economy_boon) == (2, 2)
+    assert p.economy_draft_size == [4, 5, 6]       # Era 1: 4 PUBLIC [DIZED]; 5, 6 assumed
+    assert p.start_regions == [] and p.start_settlers_on_board == 2     # spread out
     assert p.economy_valkyrie_harvest_bonus == 1 and p.economy_raid_cost == [1, 2, 3]
     assert p.economy_favor_cards == 18 and p.economy_favor_bag == 2
     assert p.cards_n_base == 48 and (p.cards_strength_lo, p.cards_strength_hi) == (1, 8)
@@ -51,11 +53,41 @@ def test_options_and_compiled_defaults():
     assert {o.name: o.default for o in OPTIONS} == {
         "params": "default",
         "valkyrie_card_condition": "per_card", "giant_drain": True,          # §6.3, §3.4
-        "last_battles": "resolve"}
+        "last_battles": "resolve", "first_seat": 0,                          # §4.7
+        "era_opener": "most_runes", "last_era_drain": False,                 # §4.7, §3.4
+        "attack_after_deploy": True}                                         # §2.3
     c = Rules().compile()
     assert c.ri[RuleSlot.POOL_SUM] == 27 and c.ri[RuleSlot.N_REGIONS] == 8
     assert list(c.dock[0]) == [0, 1] and list(c.dock[1]) == [2, -1]       # a border dock
     assert c.ri[RuleSlot.GIANT_DRAIN] == 1 and c.ri[RuleSlot.LAST_BATTLES_RESOLVE] == 1
+    assert [c.ri[RuleSlot.DRAFT_ERA1 + e] for e in range(3)] == [4, 5, 6]
+    assert (c.ri[RuleSlot.FIRST_SEAT], c.ri[RuleSlot.OPENER_MOST_RUNES]) == (0, 1)
+    assert (c.ri[RuleSlot.LAST_ERA_DRAIN], c.ri[RuleSlot.ATTACK_AFTER_DEPLOY]) == (0, 1)
+    assert list(c.start_reg) == [-1, -1, -1, -1]                          # spread out
+
+
+def test_draft_size_is_one_integer_or_one_per_era(tmp_path):
+    """§4.3: an integer means every Era; a list gives Eras 1 / 2 / 3; else one line."""
+    path = tmp_path / "d.toml"
+    path.write_text("[economy]\ndraft_size = 3\n")
+    assert Rules(params=str(path)).p.economy_draft_size == [3, 3, 3]
+    path.write_text("[economy]\ndraft_size = [2, 3, 4]\n")
+    assert Rules(params=str(path)).p.economy_draft_size == [2, 3, 4]
+    path.write_text("[economy]\ndraft_size = [2, 3]\n")
+    with pytest.raises(InputError, match="economy.draft_size.*one per Era"):
+        Rules(params=str(path))
+
+
+def test_first_seat_names_a_seat_of_the_table():
+    """§4.7: first_seat in [0, players - 1]; one line naming it otherwise (CLI: exit 2)."""
+    from vikingsim.games.tevragnarok import setup
+
+    with pytest.raises(InputError, match=r"first_seat=3: must be a seat in \[0, 2\]"):
+        setup({"first_seat": 3}, ["greedy_vp"] * 3, 3)
+    assert setup({"first_seat": 2}, ["greedy_vp"] * 3, 3).compiled.ri[RuleSlot.FIRST_SEAT] == 2
+    r = _cli("simulate", "tevragnarok", "-n", "10", "--players", "2", "--set", "first_seat=2")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "first_seat" in r.stderr
 
 
 @pytest.mark.parametrize("text, key", [
@@ -91,6 +123,22 @@ def test_presets_are_the_sensitivity_runs():
     assert load_params("giants_mean4").giant_mean() == 4.0
     assert load_params("island_630").scoring_island == [6, 3, 0]
     assert load_params("island_654").scoring_island == [6, 5, 4]
+    ring = load_params("board_ring")                 # no border docks: one per region
+    assert ring.docks() == [[r] for r in range(8)] and ring.board_docks == []
+    nine = load_params("board_9")
+    assert nine.board_n_regions == 9 and nine.board_runes == [0, 1, 2] * 3
+    assert sum(nine.board_villages) == 13 and nine.docks()[0] == [0, 1]
+    assert load_params("start_clustered").start_regions == [0, 1, 2, 3]
+    assert load_params("favor_flat").scoring_favor == [2, 2, 2]
+    assert load_params("favor_steep").scoring_favor == [4, 2, 0]
+    assert load_params("cards_seed7").cards_generator_seed == 7
+    narrow = load_params("cards_narrow")
+    assert (narrow.cards_strength_lo, narrow.cards_strength_hi) == (3, 6)
+    assert load_params("draft_4").economy_draft_size == [4, 4, 4]
+    assert load_params("draft_5").economy_draft_size == [5, 5, 5]   # the value before issue 18
+    assert load_params("draft_6").economy_draft_size == [6, 6, 6]
+    for name in ("board_ring", "start_clustered", "favor_flat", "cards_seed7", "draft_5"):
+        assert load_params(name).giants_values == [1, 2, 2, 3, 3, 3, 4, 4, 5]   # one group
     with pytest.raises(InputError, match="must be a .toml file or one of"):
         Rules(params="nonsense")
 

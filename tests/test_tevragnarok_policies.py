@@ -52,3 +52,28 @@ def test_cli_bad_policy_parameter_is_one_line_exit_2():
                        text=True, timeout=600)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "giant_weight" in r.stderr
+
+
+def test_weight_presets_are_halved_and_doubled():
+    """§4.4 policy-weight presets: greedy_vp with face_up 1.5, resource 0.3, Valkyrie 2.0,
+    Settler 0.5 (the defaults, typed by hand) halved and doubled; each runs and plays other
+    games than the defaults."""
+    from vikingsim.core import policies
+    from vikingsim.games.tevragnarok.policies import WEIGHT_PRESETS
+
+    want = {"half": (0.75, 0.15, 1.0, 0.25), "double": (3.0, 0.6, 4.0, 1.0)}
+    base = simulate("tevragnarok", 300, seed=8, policies="greedy_vp")
+    for name, weights in want.items():
+        spec = policies.build("tevragnarok", POLICY_TYPES, WEIGHT_PRESETS[name])
+        assert (spec.face_up_value, spec.resource_value, spec.valkyrie_value,
+                spec.settler_value) == weights
+        assert (spec.giant_weight, spec.special_bonus) == (0.0, 0.0)
+        run = simulate("tevragnarok", 300, seed=8, policies=WEIGHT_PRESETS[name])
+        assert not np.array_equal(run.out["score"], base.out["score"])
+
+
+def test_policy_help_says_how_seat_ties_are_broken():
+    """Issue 18: every policy's help says that ties between seats go clockwise."""
+    from vikingsim.games.tevragnarok.policies import POLICY_HELP
+
+    assert all("clockwise from the acting seat" in text for text in POLICY_HELP.values())

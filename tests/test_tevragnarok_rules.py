@@ -10,7 +10,8 @@ import pytest
 from tests.test_tevragnarok_harness import K, Pos, card, same
 from vikingsim.core.testing import ScriptedUniform
 from vikingsim.games.tevragnarok.policies import PolicyKind
-from vikingsim.games.tevragnarok.rules import CardKind, Leader, RuneAct
+from vikingsim.games.tevragnarok import reference
+from vikingsim.games.tevragnarok.rules import CardKind, Leader, Rules, RuneAct
 
 A, B, C = 0, 1, 2                  # Runes; default board runes [A, B, C, A, B, C, A, B]
 
@@ -69,6 +70,17 @@ def test_slay_needs_three_settlers_and_a_valkyrie():
     pos.sync()
     assert not _slay_legal(pos, c, 2)
     assert not _slay_legal(_slay_setup(giant_region=3), c, 2)    # no Giant in region 2
+
+
+@pytest.mark.parametrize("settlers", [4, 5, 6])
+def test_settlers_cannot_replace_the_valkyrie(settlers):
+    """§3.3, §3.6 SEED "Valkyries cannot be replaced by Settlers to Slay a Giant": 4, 5 or 6
+    Settlers and no Valkyrie in the Giant's region do not slay with a plain card (one more
+    Settler than needed, or twice as many, stands in for nothing); with a Valkyrie card
+    (which fulfils the Valkyrie requirement) the same region can."""
+    pos = _slay_setup(settlers=settlers, valk_region=None)
+    assert not _slay_legal(pos, card(pos.rules, rune=A), 2)
+    assert _slay_legal(pos, card(pos.rules, kind=CardKind.VALKYRIE), 2)
 
 
 def test_slay_with_an_einherjar_card_needs_and_sacrifices_two():
@@ -560,3 +572,179 @@ def test_slay_value_is_worked_out_again_at_each_choice():
         got.append((pos.g.slay_value(pl, c), K._slay_value(pos.cf, pos.st, 0, c, prm)))
     assert all(ref == ker for ref, ker in got)
     assert got[0][0] - got[1][0] == 4
+
+
+# ---------------------------------------------------------------- issue 18: seats and readings
+
+def _held(pos, islands):
+    """Seat s holds ``islands[s]`` Island Runes: one Settler of its own in each of that many
+    regions (regions handed out in order), control taken by the engines' own check."""
+    r = 0
+    for s, k in enumerate(islands):
+        for _ in range(k):
+            pos.p[s].settlers[r] = 1
+            r += 1
+    pos.g.update_control()
+    return pos.sync()
+
+
+@pytest.mark.parametrize("islands, first, want", [
+    ([1, 2, 2], 0, 2),        # seats 1 and 2 tie on 2: order 0 1 2, the latest tied is 2
+    ([1, 2, 2], 2, 1),        # order 2 0 1: seat 1 comes after seat 2
+    ([3, 1, 0], 1, 0),        # a unique most: seat 0, whoever opened
+    ([0, 0, 0, 0], 1, 0),     # nobody holds one: all tie, order 1 2 3 0, the latest is 0
+    ([2, 0, 2, 2], 3, 2),     # order 3 0 1 2: seats 3, 0, 2 tie, the latest is 2
+])
+def test_the_most_island_runes_open_the_next_era(islands, first, want):
+    """§4.7 DEFAULT era_opener=most_runes, PUBLIC [DIZED] Phase 3: Cleanup: "Pass the
+    Chieftain Marker to the player who has the most Island Runes ... If there is a tie for
+    the most, the marker is given to the tied player latest in the previous era's turn
+    order." 3 and 4 players, kernel ``_next_opener`` and reference ``next_chieftain``."""
+    pos = _held(Pos(players=len(islands)), islands)
+    assert [pos.g.islands(pl) for pl in pos.p] == islands
+    assert pos.g.next_chieftain(pos.g.clockwise(first)) == want
+    assert K._next_opener(pos.cf, pos.st, first) == want
+
+
+@pytest.mark.parametrize("first, want", [(0, 1), (1, 2), (2, 0)])
+def test_rotate_passes_the_marker_clockwise(first, want):
+    """§4.7 era_opener=rotate (the model before issue 18): the next seat clockwise, whatever
+    the Island Runes (seat 0 holds 3 here)."""
+    pos = _held(Pos(players=3, era_opener="rotate"), [3, 0, 0])
+    assert pos.g.next_chieftain(pos.g.clockwise(first)) == want
+    assert K._next_opener(pos.cf, pos.st, first) == want
+
+
+def _drain_probe(era, **options):
+    pos = Pos(**options)
+    pos.giant(0, 3)                               # one Giant, in region 0 (Rune A)
+    pos.g.fury, pos.g.fury_nodrain = [2, 2, 2], [2, 2, 2]
+    pos.g.era = era
+    pos.sync()
+    pos.g.cleanup()
+    K._cleanup(pos.cf, pos.st)
+    return same(pos)["fury"]
+
+
+def test_no_giant_drain_after_the_last_era_by_default():
+    """§3.4, §4.7 DEFAULT last_era_drain=false, PUBLIC [DIZED] Phase 3: Cleanup: "If it is
+    the end of Era 3, the game is over and the players proceed to Final Scoring". The
+    probe: Fury 2/2/2, one Giant in an A region. After Era 3 it stays 2/2/2; after Era 1
+    (and after Era 3 with last_era_drain=true, the model before issue 18) A drains: 1/2/2."""
+    assert _drain_probe(2) == [2, 2, 2]
+    assert _drain_probe(0) == [1, 2, 2] and _drain_probe(1) == [1, 2, 2]
+    assert _drain_probe(2, last_era_drain=True) == [1, 2, 2]
+    assert _drain_probe(0, giant_drain=False) == [2, 2, 2]
+
+
+def _sail_probe(rivals, **options):
+    """3 players: seat 0 Sails 2 Settlers (2 Food) into region 3, where seats 1 and 2 have
+    ``rivals`` Settlers."""
+    pos = Pos(players=3, **options)
+    pos.p[1].settlers[3], pos.p[2].settlers[3] = rivals
+    pos.sync()
+    pos.g.sail(pos.p[0], 3)
+    K._sail(pos.cf, pos.st, 0, 3)
+    return same(pos)
+
+
+def test_attack_settlers_follows_a_sail_that_deploys():
+    """§2.3 DEFAULT attack_after_deploy=true, PUBLIC [DIZED] Icon Reference: "Attack
+    Settlers: After adding Settlers to an Island, if you have more Settlers than each other
+    player, each must remove 1 of their Settlers." Seat 0 deploys 2 into region 3: against
+    1 and 1, 2 > 1 and 2 > 1, both rivals lose one (back to their mats); against 2 and 1 it
+    does not outnumber seat 1, nobody loses one; with the option off, nobody loses one."""
+    v = _sail_probe((1, 1))
+    assert v["settlers"][0][3] == 2 and v["settlers"][1][3] == 0 and v["settlers"][2][3] == 0
+    assert v["mat"][1] == v["mat"][2] == 6
+    v = _sail_probe((2, 1))
+    assert (v["settlers"][1][3], v["settlers"][2][3]) == (2, 1)
+    v = _sail_probe((1, 1), attack_after_deploy=False)
+    assert (v["settlers"][1][3], v["settlers"][2][3]) == (1, 1)
+
+
+@pytest.mark.parametrize("actor, want", [(2, 3), (0, 1), (3, 0)])
+def test_smite_ties_go_clockwise_from_the_actor(actor, want):
+    """§4.7: Smite in region 3 where every other seat of 4 has 1 Settler: the tie goes to
+    the first rival clockwise from the actor (seat 2 smites seat 3, seat 3 smites seat 0),
+    never to the lowest seat number."""
+    pos = Pos(players=4)
+    for s in range(4):
+        if s != actor:
+            pos.p[s].settlers[3] = 1
+    pos.sync()
+    pos.g.smite(pos.p[actor], 3)
+    K._smite(pos.cf, pos.st, actor, 3)
+    v = same(pos)
+    assert [v["settlers"][s][3] for s in range(4) if s != actor].count(0) == 1
+    assert v["settlers"][want][3] == 0
+
+
+def test_battles_to_join_are_listed_clockwise_and_ties_go_to_the_nearest():
+    """§4.7: seat 2 of 4 may join the battles of seats 0 and 3, whose prizes (Favor cards 0
+    and 3, both Rune A) are worth the same: the option list has seat 3's first (clockwise
+    from 2: 3, 0, 1), so greedy_vp's tie goes to seat 3, on both engines. (The Favor rows
+    are empty, so no battle can be started; joining, about 2.6 VP, beats face up, 1.5.)"""
+    pos = Pos(players=4)
+    c, d = card(pos.rules, rune=B, cost=0), card(pos.rules, rune=C, cost=0)
+    e = card(pos.rules, rune=A, cost=0)
+    g = pos.g
+    g.rows = [[0], [3]]
+    for starter, prize, row, cd in ((0, 0, 0, c), (3, 3, 1, d)):
+        g.rows[row].remove(prize)
+        g.battles[starter] = {"prize": prize, "row": row, "end": 1,
+                              "entries": [(starter, cd, g.strength(g.players[starter], cd))]}
+    g.players[2].hand = [e]
+    pos.sync()
+    joins = [x for _, use, x in g.options(g.players[2]) if use == 2]
+    k = K._options(pos.cf, pos.st, 2, *pos.kargs(2), False)
+    assert joins == [3, 0]
+    assert [int(x) for _, use, x in pos.st.opts[:k] if use == K.JOIN] == [3, 0]
+    assert g.option_value(g.players[2], (0, 2, 3)) == g.option_value(g.players[2], (0, 2, 0))
+    i, use, x = g.choose(g.players[2])
+    j = K._choose(pos.cf, pos.st, 2, *pos.kargs(2), pos.kpol)
+    assert (use, x) == (2, 3) and (int(pos.st.opts[j, 1]), int(pos.st.opts[j, 2])) == (2, 3)
+
+
+@pytest.mark.parametrize("first", [0, 1, 2])
+def test_a_full_tie_goes_to_the_earlier_turn_position(first):
+    """§2.6 then §4.7: 3 seats equal on every key (blank position: score 0, no Islands ...):
+    the winner is the first player (first_seat), not seat 0. Kernel ``_winner``, reference
+    ``winner``."""
+    pos = Pos(players=3, first_seat=first)
+    pos.sync()
+    assert pos.g.winner() == first
+    assert K._winner(pos.cf, pos.st) == first
+
+
+def test_hand_size_follows_the_era():
+    """§4.3, PUBLIC [DIZED] 2-player drafting: "the normal number of cards for the era ... in
+    Era 1, deal each player 4-card hands". 3 players, the engines' own draft: Era 1 deals 4
+    cards a hand (12 off the deck), Era 3 deals 6 (18)."""
+    for era, k in ((0, 4), (2, 6)):
+        pos = Pos(players=3)
+        pos.g.deck, pos.g.era = list(range(60)), era
+        pos.sync()
+        pos.g.draft()
+        K._draft(pos.cf, pos.st, np.array(pos.kinds), np.array(pos.params), None, pos.kpol)
+        assert [len(pl.hand) for pl in pos.p] == [k] * 3
+        assert [int(x) for x in pos.st.nhand] == [k] * 3
+        assert [sorted(pl.hand) for pl in pos.p] == [sorted(pos.st.hand[s, :k]) for s in range(3)]
+        assert len(pos.g.deck) == int(pos.st.sc[K.SC_NDECK]) == 60 - 3 * k
+
+
+@pytest.mark.parametrize("params, want", [("default", [6, 0, 2, 4]),
+                                          ("start_clustered", [3, 0, 1, 2])])
+def test_start_regions_follow_the_turn_position(params, want):
+    """§4.7: the first player (first_seat=1 of 4) starts in region 0, the next clockwise in
+    region 2, then 4, then 6 (k x 8 // 4); start_clustered: regions 0, 1, 2, 3. So seat 0
+    (the fourth player) starts in region 6 (3). Both engines' setup, the same dice."""
+    rules = Rules(first_seat=1, params=params)
+    g = reference.Game(rules, [0] * 4, [[0.0] * 6] * 4, np.random.default_rng(5), None)
+    g.setup()
+    cf = rules.compile()
+    st = K.new_state(cf, 4)
+    K._setup_game(cf, st, np.random.default_rng(5))
+    for s in range(4):
+        assert g.players[s].settlers[want[s]] == 2 and st.settlers[s, want[s]] == 2
+    assert g.deck == list(st.deck[:st.sc[K.SC_NDECK]])

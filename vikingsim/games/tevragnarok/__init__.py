@@ -24,6 +24,7 @@ Frame columns: ``winner``, ``winner_at_mean``; per seat ``score_<s>``, ``giant_p
 ``slays_<s>``, ``slays_era<e>_<s>``, ``lost_battles_<s>``, ``won_battles_<s>``,
 ``valkyries_<s>``, ``islands_<s>``, ``favors_<s>`` ...; per god ``fury_<g>``,
 ``fury_nodrain_<g>``, ``rank_<g>``, ``rank_nodrain_<g>``; ``first_slayer``, ``first_loser``;
+``opener_era<e>`` (the seat holding the Chieftain marker in Era e);
 ``valkyrie_strength_era<e>`` / ``einherjar_strength_era<e>`` (sums) with their ``*_n_era<e>``
 counts. ``params`` takes a preset name or a ``.toml`` path (``load_params`` reads one).
 """
@@ -41,7 +42,7 @@ from vikingsim.core.options import options_of
 from vikingsim.games.tevragnarok import economics, invariants, kernel, reference
 from vikingsim.games.tevragnarok.policies import POLICY_HELP, POLICY_TYPES, compile_policies
 from vikingsim.games.tevragnarok.rules import (
-    MAX_PLAYERS, N_ERAS, N_RUNES, CompiledRules, Rules, load_params)
+    MAX_PLAYERS, N_ERAS, N_RUNES, PRESETS, CompiledRules, Rules, load_params)
 
 __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "load_params", "economics"]
 
@@ -67,12 +68,13 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     """``Rules`` from the options (``params`` loads and checks the parameter file), one policy
     per seat; refuses decks too small for the draft."""
     rules = Rules(**options)
+    rules.check_players(players)
     p = rules.p
     n_cards = p.cards_n_base + p.cards_n_valkyrie + p.cards_n_einherjar
-    if n_cards < 2 * players * p.economy_draft_size:
-        need = 2 * players * p.economy_draft_size
+    hand = max(p.economy_draft_size)
+    if n_cards < 2 * players * hand:
         raise InputError(f"params: {n_cards} Viking cards are too few for {players} players "
-                         f"drafting {p.economy_draft_size} (need {need})")
+                         f"drafting {hand} (need {2 * players * hand})")
     kinds, params = compile_policies(policies)
     return Setup(rules, rules.compile(), kinds, params, tuple(policies))
 
@@ -90,6 +92,7 @@ def allocate(s: Setup, n: int) -> dict:
         out[name] = np.zeros(n, np.int8)
     out["special_n"] = np.zeros((n, N_ERAS, 2), np.int16)
     out["special_sum"] = np.zeros((n, N_ERAS, 2), np.int16)
+    out["openers"] = np.zeros((n, N_ERAS), np.int8)
     return out
 
 
@@ -107,12 +110,16 @@ def winner_at_mean(s: Setup, out) -> np.ndarray:
     """The winner had every slain Giant scored at the pool mean (§4.6): score minus Giant
     points plus slays x mean, then the same tie-breakers (§2.6) as the game. Exact: the
     scores are compared times the pool size (integers), the keys packed into one int64 per
-    seat (each in as many bits as its largest value needs), and ``argmax`` takes the first
-    of equal keys, the lower seat."""
+    seat (each in as many bits as its largest value needs), the last key the turn position
+    reversed (the game's last tie-breaker: earlier from the first player, ``first_seat``),
+    and ``argmax`` takes the highest."""
     pool = s.compiled.giants
     score = ((out["score"] - out["giant_points"]).astype(np.int64) * len(pool)
              + out["slays"].astype(np.int64) * int(pool.sum()))
-    keys = [score] + [out[k].astype(np.int64) for k in _TIE_KEYS]
+    k = score.shape[1]
+    position = (np.arange(k) - s.rules.first_seat) % k
+    earlier = np.broadcast_to((k - 1 - position).astype(np.int64), score.shape)
+    keys = [score] + [out[key].astype(np.int64) for key in _TIE_KEYS] + [earlier]
     packed, bits = np.zeros(score.shape, np.int64), 0
     for x in keys:
         if x.size and x.min() < 0:
@@ -155,6 +162,8 @@ def frame(s: Setup, out) -> pd.DataFrame:
         cols[f"rank_nodrain_{name}"] = ranks_nd[:, g].astype(np.int8)
     for name in ("giants_left", "first_slayer", "first_loser"):
         cols[name] = out[name]
+    for e in range(N_ERAS):
+        cols[f"opener_era{e + 1}"] = out["openers"][:, e]
     for e in range(N_ERAS):
         for j, kind in enumerate(("valkyrie", "einherjar")):
             cols[f"{kind}_n_era{e + 1}"] = out["special_n"][:, e, j]
@@ -268,7 +277,7 @@ GAME = GameSpec(
     bench_options={},
     bench_players=4,
     help_text="params: every invented number (params.toml); --set params=my.toml or a preset "
-              "(giants_flat, giants_wide, giants_mean2, giants_mean4, island_630, island_654)",
+              f"({', '.join(PRESETS[1:])})",
 )
 
 

@@ -57,4 +57,9 @@ def check(setup, out: dict) -> list[str]:
                | (i16("giant_points") > slays * max(p.giants_values))).any(axis=1)),
         *_bad("Island Runes held exceed the regions", i16("islands").sum(axis=1)
               > p.board_n_regions),
+        # the Chieftain marker (§4.7): the first player opens Era 1; every opener is a seat
+        *_bad("Era 1 not opened by the first player", out["openers"][:, 0]
+              != setup.rules.first_seat),
+        *_bad("an Era opener outside the seats", ((out["openers"] < 0)
+                                                  | (out["openers"] >= k)).any(axis=1)),
     ]

@@ -59,8 +59,9 @@ BT_OPEN, BT_PRIZE, BT_ROW, BT_END, BT_N = 0, 1, 2, 3, 4
 N_BT = 5
 # game scalars
 SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, SC_FAVOR_MAX, \
-    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE = range(12)
-N_SC = 12
+    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE, SC_OPENER = range(13)
+SC_OPENED0 = 13                               # + e: the seat that opened Era e (the record)
+N_SC = SC_OPENED0 + N_ERAS
 ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region r changed
 # turn cache (``_turn_cache``): what every option of one choice shares, for the chooser
 TC_FAVOR = 0                                  # + g: a Favor card of god g at today's ranks
@@ -146,6 +147,7 @@ class Out(NamedTuple):
     favor_max: np.ndarray
     special_n: np.ndarray
     special_sum: np.ndarray
+    openers: np.ndarray
 
 
 # ------------------------------------------------------------------ small helpers
@@ -603,7 +605,8 @@ def _options(cf, st, p, kind, prm, score):
                         x = 2 * row + end
                         v = _battle_value(pw, lose, afford, st.fvals[x]) if score else 0.0
                         k, best = _offer(st, k, best, score, v, i, START, x)
-        for s in range(n):
+        for t in range(1, n):                    # starters clockwise from p (§4.7)
+            s = p + t if p + t < n else p + t - n
             if (joinable >> s) & 1:
                 v = _battle_value(pw, lose, afford, st.fvals[4 + s]) if score else 0.0
                 k, best = _offer(st, k, best, score, v, i, JOIN, s)
@@ -661,16 +664,26 @@ def _pick(cf, st, p, a, kind, prm, pol_rng):
     return best_j
 
 
+@jit(inline="always", nrt=False)
+def _hand_size(cf, st):
+    """§4.3: the Era's hand size (params ``economy.draft_size``, Era 1 4 PUBLIC)."""
+    return cf.ri[S.DRAFT_ERA1 + st.sc[SC_ERA]]
+
+
 @jit(nrt=False)
 def _draft(cf, st, kinds, params, dice_rng, pol_rng):
-    n, k = st.settlers.shape[0], cf.ri[S.DRAFT]
-    for p in range(n):
+    """§2.1, §4.7: hands dealt and picked seat by seat from the first player (first_seat)
+    clockwise, so the seat numbers mean nothing but the table's order."""
+    n, k, first = st.settlers.shape[0], _hand_size(cf, st), cf.ri[S.FIRST_SEAT]
+    for i in range(n):
+        p = first + i if first + i < n else first + i - n
         for j in range(k):
             st.pack[p, j] = _draw_card(st, dice_rng)
         st.npack[p] = k
     for rnd in range(k):
         shift = rnd % n                          # packs pass to the left: after rnd passes
-        for p in range(n):
+        for i in range(n):
+            p = first + i if first + i < n else first + i - n
             a = p - shift if p >= shift else p - shift + n          # p holds seat p-rnd's
             j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)
             st.hand[p, st.nhand[p]] = st.pack[a, j]
@@ -703,6 +716,8 @@ def _sail(cf, st, p, f):
     st.res[p, FOOD] -= k
     _add_settlers(st, p, f, k)
     st.mat[p, MAT_SETTLERS] -= k
+    if k > 0 and cf.ri[S.ATTACK_AFTER_DEPLOY]:   # §2.3 PUBLIC: "After adding Settlers ..."
+        _attack_in(st, p, f)
 
 
 @jit(nrt=False)
@@ -807,13 +822,15 @@ def _leader(cf, st, p, card, f):
 
 @jit(nrt=False)
 def _smite(cf, st, p, f):
-    """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there."""
+    """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there,
+    ties to the first clockwise from p (§4.7: no seat number decides)."""
     n, R = st.settlers.shape[0], cf.rune.shape[0]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
         best, best_q = 0, -1
-        for q in range(n):
-            if q != p and st.settlers[q, r] > best:
+        for i in range(1, n):
+            q = p + i if p + i < n else p + i - n
+            if st.settlers[q, r] > best:
                 best, best_q = st.settlers[q, r], q
         if best_q >= 0:
             _add_settlers(st, best_q, r, -1)
@@ -822,26 +839,35 @@ def _smite(cf, st, p, f):
 
 
 @jit(nrt=False)
+def _attack_in(st, p, r):
+    """§2.3, §3.6 Attack Settlers in r: when p's Settlers outnumber every rival's (Valkyries
+    never count) and a rival has one, each rival there loses one. True when it happened."""
+    n = st.settlers.shape[0]
+    if st.settlers[p, r] < 2:                    # 1 Settler cannot outnumber a rival's one
+        return False
+    any_rival, ok = False, True
+    for q in range(n):
+        if q != p:
+            if st.settlers[q, r] > 0:
+                any_rival = True
+            if st.settlers[p, r] <= st.settlers[q, r]:
+                ok = False
+    if not (any_rival and ok):
+        return False
+    for q in range(n):
+        if q != p and st.settlers[q, r] > 0:
+            _add_settlers(st, q, r, -1)
+            st.mat[q, MAT_SETTLERS] += 1
+    return True
+
+
+@jit(nrt=False)
 def _attack(cf, st, p, f):
-    """§2.3, §3.6: where the player's Settlers outnumber every rival's (Valkyries never
-    count) and a rival has one, each rival there loses one (f first)."""
-    n, R = st.settlers.shape[0], cf.rune.shape[0]
+    """The Attack Settlers Rune action (§4.7): in the first region where it applies, f first."""
+    R = cf.rune.shape[0]
     for t in range(R + 1):
         r = f if t == 0 else t - 1
-        if st.settlers[p, r] < 2:                # 1 Settler cannot outnumber a rival's one
-            continue
-        any_rival, ok = False, True
-        for q in range(n):
-            if q != p:
-                if st.settlers[q, r] > 0:
-                    any_rival = True
-                if st.settlers[p, r] <= st.settlers[q, r]:
-                    ok = False
-        if any_rival and ok:
-            for q in range(n):
-                if q != p and st.settlers[q, r] > 0:
-                    _add_settlers(st, q, r, -1)
-                    st.mat[q, MAT_SETTLERS] += 1
+        if _attack_in(st, p, r):
             return
 
 
@@ -1162,8 +1188,10 @@ def _play_card(cf, st, p, kinds, params, pol_rng):
 
 @jit(nrt=False)
 def _cleanup(cf, st):
-    """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below 0)."""
-    if cf.ri[S.GIANT_DRAIN]:
+    """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below 0);
+    after Era 3 only with ``last_era_drain`` (PUBLIC: the game ends there, no Cleanup)."""
+    last = st.sc[SC_ERA] == N_ERAS - 1
+    if cf.ri[S.GIANT_DRAIN] and (cf.ri[S.LAST_ERA_DRAIN] or not last):
         for r in range(cf.rune.shape[0]):
             if st.has_giant[r]:
                 g = cf.rune[r]
@@ -1177,8 +1205,9 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     n = st.settlers.shape[0]
     st.sc[SC_INVADERS] = 0
     _draft(cf, st, kinds, params, dice_rng, pol_rng)
-    first = st.sc[SC_ERA] % n
-    turns = cf.ri[S.DRAFT] * n                   # a multiple of n: the end pass starts at first
+    first = st.sc[SC_OPENER]                     # §4.7 the Chieftain marker's holder
+    st.sc[SC_OPENED0 + st.sc[SC_ERA]] = first
+    turns = _hand_size(cf, st) * n               # a multiple of n: the end pass starts at first
     s = first - 1
     for t in range(turns + n):                   # one loop: ``_resolve`` compiled once
         s = 0 if s == n - 1 else s + 1           # seat (first + t) % n
@@ -1193,6 +1222,25 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
         if t < turns:
             _play_card(cf, st, s, kinds, params, pol_rng)
     _cleanup(cf, st)
+    st.sc[SC_OPENER] = _next_opener(cf, st, first)
+
+
+@jit(nrt=False)
+def _next_opener(cf, st, first):
+    """§4.7 who holds the Chieftain marker next Era (first: this Era's). most_runes (PUBLIC):
+    the most Island Runes, ties to the tied player latest in this Era's turn order; rotate:
+    the next seat clockwise."""
+    n = st.settlers.shape[0]
+    if cf.ri[S.OPENER_MOST_RUNES] == 0:
+        return first + 1 if first + 1 < n else 0
+    _update_control(cf, st)
+    best, best_s = -1, first
+    for i in range(n):                           # this Era's turn order; >=: the latest tied
+        s = first + i if first + i < n else first + i - n
+        k = st.held[s, 0] + st.held[s, 1] + st.held[s, 2]
+        if k >= best:
+            best, best_s = k, s
+    return best_s
 
 
 @jit(nrt=False)
@@ -1228,6 +1276,7 @@ def _reset(cf, st):
     st.special[:, :, :] = 0
     st.sc[SC_FIRST_SLAYER], st.sc[SC_FIRST_LOSER] = -1, -1
     st.sc[SC_ERA], st.sc[SC_FURY_MIN], st.sc[SC_FAVOR_MAX] = 0, 0, 0
+    st.sc[SC_OPENER] = cf.ri[S.FIRST_SEAT]
     m = 0
     for h in range(3):
         m = max(m, cf.start_res[h])
@@ -1261,9 +1310,10 @@ def _setup_game(cf, st, dice_rng):
     for i in range(F - half):
         st.rows[1, i] = st.fdeck[half + i]
     st.sc[SC_NROW0], st.sc[SC_NROW1] = half, F - half
-    n = st.settlers.shape[0]
+    n, first = st.settlers.shape[0], cf.ri[S.FIRST_SEAT]
     for p in range(n):
-        r = p * R // n
+        k = p - first if p >= first else p - first + n      # turn position (§4.7)
+        r = cf.start_reg[k] if cf.start_reg[0] >= 0 else k * R // n
         _add_settlers(st, p, r, cf.ri[S.START_ON_BOARD])
         st.mat[p, MAT_SETTLERS] -= cf.ri[S.START_ON_BOARD]
     _update_control(cf, st)
@@ -1306,13 +1356,21 @@ def _final_keys(cf, st):
 
 
 @jit(inline="always", nrt=False)
-def _beats(st, p, q):
+def _beats(cf, st, p, q):
     """§2.6 tie-breakers (``_final_keys`` first): score, Island Runes, Favor cards, Temples,
-    Boats, resources; then the lower seat (assumption). True when p ranks above q."""
+    Boats, resources; then the earlier in turn order from the first player (first_seat,
+    assumption). True when p ranks above q."""
     for t in range(N_KEYS):
         if st.keys[p, t] != st.keys[q, t]:
             return st.keys[p, t] > st.keys[q, t]
-    return p < q
+    return _position(cf, st, p) < _position(cf, st, q)
+
+
+@jit(inline="always", nrt=False)
+def _position(cf, st, p):
+    """Turn position of seat p from the first player (0 = first_seat)."""
+    n, first = st.settlers.shape[0], cf.ri[S.FIRST_SEAT]
+    return p - first if p >= first else p - first + n
 
 
 @jit(nrt=False)
@@ -1321,10 +1379,16 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     for e in range(N_ERAS):
         st.sc[SC_ERA] = e
         _play_era(cf, st, kinds, params, dice_rng, pol_rng)
+    return _winner(cf, st)
+
+
+@jit(nrt=False)
+def _winner(cf, st):
+    """§2.6 the winner: the seat that ranks above every other (``_beats``)."""
     _final_keys(cf, st)
     w = 0
     for p in range(1, st.settlers.shape[0]):
-        if _beats(st, p, w):
+        if _beats(cf, st, p, w):
             w = p
     return w
 
@@ -1364,6 +1428,7 @@ def _record(cf, st, g, w, o):
     o.fury_min[g] = st.sc[SC_FURY_MIN]
     o.favor_max[g] = st.sc[SC_FAVOR_MAX]
     for e in range(N_ERAS):
+        o.openers[g, e] = st.sc[SC_OPENED0 + e]
         for k in range(2):
             o.special_n[g, e, k] = st.special[e, k, 0]
             o.special_sum[g, e, k] = st.special[e, k, 1]

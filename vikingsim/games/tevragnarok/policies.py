@@ -82,7 +82,9 @@ class _Valued:
 @dataclass(frozen=True)
 class GreedyVP(_Valued):
     """§4.5: each legal use of each card scored by one-step expected VP (§4.7); the best,
-    ties to the first in the fixed option list."""
+    ties to the first in the fixed option list. No tie is broken by seat number: battles to
+    join are listed clockwise from the player, a Smite's victim ties to the first rival
+    clockwise (§4.7)."""
 
     face_up_value: float = _face_up()
     resource_value: float = _resource()
@@ -138,11 +140,25 @@ def _with_params(text: str, cls) -> str:
     return f"{text} (parameters: {params})" if params else text
 
 
+_CLOCKWISE = "; ties between seats (whose battle to join, whose Settler to Smite) go " \
+             "clockwise from the acting seat"
 POLICY_HELP = {
-    "greedy_vp": _with_params("best one-step expected VP per card use", GreedyVP),
-    "giant_hunter": _with_params("slay whenever legal, else greedy_vp", GiantHunter),
-    "no_giants": _with_params("greedy_vp that never slays (baseline)", NoGiants),
-    "random_legal": "uniform over the legal options",
+    "greedy_vp": _with_params("best one-step expected VP per card use" + _CLOCKWISE, GreedyVP),
+    "giant_hunter": _with_params("slay whenever legal, else greedy_vp" + _CLOCKWISE,
+                                 GiantHunter),
+    "no_giants": _with_params("greedy_vp that never slays (baseline)" + _CLOCKWISE, NoGiants),
+    "random_legal": "uniform over the legal options (the policy stream); a Smite's victim "
+                    "ties clockwise from the acting seat",
+}
+
+
+#: §4.5 sensitivity presets of the invented policy weights: greedy_vp with every VP weight
+#: halved or doubled (pass the label as a policy, e.g. ``policies=[WEIGHT_PRESETS["half"]]*4``).
+WEIGHT_PRESETS = {
+    "half": "greedy_vp(face_up_value=0.75, resource_value=0.15, valkyrie_value=1.0, "
+            "settler_value=0.25)",
+    "double": "greedy_vp(face_up_value=3.0, resource_value=0.6, valkyrie_value=4.0, "
+              "settler_value=1.0)",
 }
 
 

@@ -67,6 +67,9 @@ class Game:
         self.first_slayer = self.first_loser = -1
         self.special = [[[0, 0] for _ in range(2)] for _ in range(N_ERAS)]  # [era][kind][n,sum]
         self.era = 0
+        self.first = rules.first_seat                # §4.7 first player at setup
+        self.chieftain = self.first                  # holds the Chieftain marker
+        self.openers = []                            # who opened each Era
         self.res_max = max(p.start_resources)        # invariant records (§4.9)
         self.fury_min = 0
         self.favor_max = 0
@@ -88,8 +91,9 @@ class Game:
         C.shuffle(favors, self.dice)                            # 3. Favor cards, two rows
         half = len(favors) // 2
         self.rows = [favors[:half], favors[half:]]
-        for pl in self.players:                                 # §4.7 start region
-            pl.settlers[pl.seat * self.R // self.n] = self.p.start_settlers_on_board
+        for pl in self.players:              # §4.7 start region by turn position
+            region = self.p.start_region(self.position(pl.seat), self.n)
+            pl.settlers[region] = self.p.start_settlers_on_board
         self.update_control()
 
     # ---------------------------------------------------------------- board helpers
@@ -128,6 +132,14 @@ class Game:
             elif holder >= 0 and not self.ground(self.players[holder], r):
                 self.control[r] = -1
                 self.say(f"    the Rune of region {r} returns to the island")
+
+    def position(self, seat):
+        """Turn position of a seat: 0 for the first player (first_seat), then clockwise."""
+        return (seat - self.first) % self.n
+
+    def clockwise(self, start):
+        """The seats in turn order from ``start``."""
+        return [(start + i) % self.n for i in range(self.n)]
 
     def add_fury(self, g, k):
         self.fury[g] += k
@@ -280,7 +292,8 @@ class Game:
 
     def options(self, pl):
         """The fixed option list (§4.7): per card in hand order, face up, start a battle for
-        each available row end, join each open battle (starters ascending), slay per region."""
+        each available row end, join each open battle (starters clockwise from the player),
+        slay per region."""
         opts = []
         ends = [(row, end) for row in range(2) for end in range(2) if self.rows[row]]
         for i, card in enumerate(pl.hand):
@@ -288,7 +301,9 @@ class Game:
             if pl.seat not in self.battles:
                 for row, end in ends:
                     opts.append((i, START, 2 * row + end))
-            for s in sorted(self.battles):
+            for s in self.clockwise(pl.seat)[1:]:
+                if s not in self.battles:
+                    continue
                 b = self.battles[s]
                 if s != pl.seat and all(e[0] != pl.seat for e in b["entries"]):
                     opts.append((i, JOIN, s))
@@ -329,13 +344,19 @@ class Game:
         return best_o
 
     # ---------------------------------------------------------------- draft (§2.1, §4.7)
+    def hand_size(self):
+        """§4.3: cards per hand this Era (Era 1: 4, PUBLIC)."""
+        return self.p.economy_draft_size[self.era]
+
     def draft(self):
-        k = self.p.economy_draft_size
-        packs = []
-        for _ in self.players:
-            packs.append([self.draw() for _ in range(k)])
+        """§2.1, §4.7: dealt and picked seat by seat from the first player, clockwise."""
+        k = self.hand_size()
+        packs = [None] * self.n
+        for s in self.clockwise(self.first):
+            packs[s] = [self.draw() for _ in range(k)]
         for _ in range(k):
-            for pl in self.players:
+            for s in self.clockwise(self.first):
+                pl = self.players[s]
                 pack = packs[pl.seat]
                 if self.kind(pl) == PolicyKind.RANDOM_LEGAL:
                     j = self.rand(len(pack))
@@ -373,6 +394,8 @@ class Game:
         pl.res[FOOD] -= k
         pl.settlers[f] += k
         self.say(f"    sails to dock {dock}, deploys {k} Settlers in region {f}")
+        if k > 0 and self.rules.attack_after_deploy:
+            self.attack_in(pl, f)          # §2.3 PUBLIC: Attack Settlers after adding Settlers
 
     def harvest(self, pl):
         """§2.3, §3.6: Harvest of the scarcest kind, plus each deployed Valkyrie's bonus."""
@@ -457,24 +480,35 @@ class Game:
 
     def smite(self, pl, f):
         """§2.3, §3.6: remove one rival Settler (never a Valkyrie): in f, else the lowest
-        region with one; the rival with most Settlers there (ties: lowest seat)."""
+        region with one; the rival with most Settlers there (ties: the first clockwise from
+        the player, §4.7)."""
         for r in [f] + list(range(self.R)):
             rivals = [q for q in self.players if q is not pl and q.settlers[r] > 0]
             if rivals:
-                q = max(rivals, key=lambda q: (q.settlers[r], -q.seat))
+                q = max(rivals, key=lambda q: (q.settlers[r], -self.n_after(pl, q)))
                 q.settlers[r] -= 1
                 self.say(f"    smites a Settler of seat {q.seat} in region {r}")
                 return
 
+    def n_after(self, pl, q):
+        """How many places clockwise q sits after pl (1 = the next player)."""
+        return (q.seat - pl.seat) % self.n
+
+    def attack_in(self, pl, r):
+        """§2.3, §3.6 Attack Settlers in r: when the player's Settlers (Valkyries not counted)
+        outnumber every rival's and a rival has one, each rival there loses a Settler."""
+        rivals = [q for q in self.players if q is not pl and q.settlers[r] > 0]
+        if rivals and all(pl.settlers[r] > q.settlers[r] for q in self.players if q is not pl):
+            for q in rivals:
+                q.settlers[r] -= 1
+            self.say(f"    attacks Settlers in region {r}")
+            return True
+        return False
+
     def attack(self, pl, f):
-        """§2.3, §3.6: where the player's Settlers (Valkyries not counted) outnumber every
-        rival's and a rival has one, each rival there loses a Settler (f first)."""
+        """The Attack Settlers Rune action (§4.7): the first region where it applies, f first."""
         for r in [f] + list(range(self.R)):
-            rivals = [q for q in self.players if q is not pl and q.settlers[r] > 0]
-            if rivals and all(pl.settlers[r] > q.settlers[r] for q in self.players if q is not pl):
-                for q in rivals:
-                    q.settlers[r] -= 1
-                self.say(f"    attacks Settlers in region {r}")
+            if self.attack_in(pl, r):
                 return
 
     def raid(self, pl, f, free):
@@ -685,8 +719,10 @@ class Game:
     # ---------------------------------------------------------------- the game
     def cleanup(self):
         """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below
-        0); §2.1 the Era's cards are gone (all were played)."""
-        if self.rules.giant_drain:
+        0); §2.1 the Era's cards are gone (all were played). After Era 3 only with
+        last_era_drain (PUBLIC: "If it is the end of Era 3, the game is over")."""
+        last = self.era == N_ERAS - 1
+        if self.rules.giant_drain and (self.rules.last_era_drain or not last):
             for r in range(self.R):
                 if self.has_giant[r]:
                     g = self.p.board_runes[r]
@@ -696,9 +732,10 @@ class Game:
     def play_era(self):
         self.invaders = 0
         self.draft()
-        first = self.era % self.n
-        order = [(first + i) % self.n for i in range(self.n)]
-        for _ in range(self.p.economy_draft_size):
+        first = self.chieftain
+        self.openers.append(first)
+        order = self.clockwise(first)
+        for _ in range(self.hand_size()):
             for s in order:
                 self.say(f"-- era {self.era + 1}, seat {s}: res {self.players[s].res}")
                 self.turn(self.players[s])
@@ -711,16 +748,29 @@ class Game:
                     self.return_prize(b)
                     self.discard.extend(card for _, card, _ in b["entries"])
         self.cleanup()
+        self.chieftain = self.next_chieftain(order)
+
+    def next_chieftain(self, order):
+        """§4.7: most_runes (PUBLIC [DIZED] Phase 3: Cleanup): the most Island Runes, a tie
+        to the tied player latest in this Era's turn order; rotate: the next seat."""
+        if self.rules.era_opener == "rotate":
+            return order[1 % self.n]
+        most = max(self.islands(self.players[s]) for s in order)
+        return [s for s in order if self.islands(self.players[s]) == most][-1]
 
     def score(self, pl):
         """§2.6 Rune points, §3.7 SEED Giant points, Villages (§4.3)."""
         return self.rune_points(pl) + sum(pl.slain) + self.p.scoring_village * pl.villages
 
     def tiebreak(self, pl):
-        """§2.6: most Island Runes, Favor cards, Temples, Boats, resources (then lowest seat,
-        assumption)."""
+        """§2.6: most Island Runes, Favor cards, Temples, Boats, resources (then the earlier
+        in turn order from the first player, assumption)."""
         return (self.score(pl), self.islands(pl), len(pl.favors), sum(pl.temples),
-                sum(pl.boats), sum(pl.res), -pl.seat)
+                sum(pl.boats), sum(pl.res), -self.position(pl.seat))
+
+    def winner(self):
+        """§2.6: the best score, then the tie-breakers (``tiebreak``)."""
+        return max(self.players, key=self.tiebreak).seat
 
     def islands(self, pl):
         return sum(1 for r in range(self.R) if self.control[r] == pl.seat)
@@ -730,7 +780,7 @@ class Game:
         for self.era in range(N_ERAS):
             self.play_era()
         self.era = N_ERAS - 1
-        winner = max(self.players, key=self.tiebreak).seat
+        winner = self.winner()
         self.say(f"final scores {[self.score(pl) for pl in self.players]}; winner seat {winner}")
         return winner
 
@@ -766,6 +816,7 @@ def record(game, g, out, winner):
     out["first_slayer"][g] = game.first_slayer
     out["first_loser"][g] = game.first_loser
     for e in range(N_ERAS):
+        out["openers"][g, e] = game.openers[e]
         for k in range(2):
             out["special_n"][g, e, k] = game.special[e][k][0]
             out["special_sum"][g, e, k] = game.special[e][k][1]

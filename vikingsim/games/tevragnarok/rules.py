@@ -23,7 +23,9 @@ from vikingsim.core.options import rule
 HERE = Path(__file__).parent
 #: Named parameter files (§4.4 sensitivity runs); ``default`` is ``params.toml``.
 PRESETS = ("default", "giants_flat", "giants_wide", "giants_mean2", "giants_mean4",
-           "island_630", "island_654")
+           "island_630", "island_654", "board_ring", "board_9", "start_clustered",
+           "favor_flat", "favor_steep", "cards_seed7", "cards_narrow", "draft_4", "draft_5",
+           "draft_6")
 
 N_RUNES = 3                 # §2.1, §6.5: three gods, one per Rune kind (DEFAULT)
 JOKER = 3                   # §3.5 SEED: a Valkyrie card's Rune is a Joker
@@ -99,6 +101,13 @@ class RuleSlot(IntEnum):
     LAST_BATTLES_RESOLVE = 23
     STRENGTH_HI = 24
     POOL_SUM = 25
+    DRAFT_ERA1 = 26             # cards per hand in Era 1 (DRAFT is Era 1's, kept in step)
+    DRAFT_ERA2 = 27
+    DRAFT_ERA3 = 28
+    FIRST_SEAT = 29             # first player at setup (§4.7)
+    OPENER_MOST_RUNES = 30      # Era opener: most Island Runes (1) or rotation (0), §4.7
+    LAST_ERA_DRAIN = 31         # Giant drain after Era 3 too (§3.4, §4.7)
+    ATTACK_AFTER_DEPLOY = 32    # Attack Settlers right after a Sail deploys (§2.3, §4.7)
 
 
 N_RULE_SLOTS = len(RuleSlot)
@@ -123,6 +132,32 @@ def _int(key, lo, hi):
         if not (isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi):
             raise InputError(f"params {key}: must be an integer in [{lo}, {hi}], got {v!r}")
         return v
+    return check
+
+
+def _draft_sizes(key, lo, hi):
+    """An integer (every Era) or one integer per Era (§4.3: the hand size is the Era's)."""
+    def check(v):
+        one = lambda x: isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi  # noqa
+        if one(v):
+            return [v] * N_ERAS
+        if isinstance(v, list) and len(v) == N_ERAS and all(one(x) for x in v):
+            return list(v)
+        raise InputError(f"params {key}: must be an integer in [{lo}, {hi}] or {N_ERAS} such "
+                         f"integers (one per Era), got {v!r}")
+    return check
+
+
+def _start_regions(key):
+    def check(v):
+        if v == []:
+            return []
+        if not (isinstance(v, list) and len(v) == MAX_PLAYERS and all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 <= x < MAX_REGIONS
+                for x in v)):
+            raise InputError(f"params {key}: must be [] (spread out) or {MAX_PLAYERS} regions "
+                             f"in [0, {MAX_REGIONS - 1}], one per turn position, got {v!r}")
+        return list(v)
     return check
 
 
@@ -161,8 +196,9 @@ SCHEMA = {
               "resource_cap": _int("start.resource_cap", 1, 7),
               "settlers": _int("start.settlers", 3, 12),
               "boats": _int("start.boats", 1, 4), "temples": _int("start.temples", 0, 4),
-              "settlers_on_board": _int("start.settlers_on_board", 0, 12)},
-    "economy": {"draft_size": _int("economy.draft_size", 1, 8),
+              "settlers_on_board": _int("start.settlers_on_board", 0, 12),
+              "regions": _start_regions("start.regions")},
+    "economy": {"draft_size": _draft_sizes("economy.draft_size", 1, 8),
                 "sail": _int("economy.sail", 1, 6), "harvest": _int("economy.harvest", 1, 7),
                 "boon": _int("economy.boon", 0, 7),
                 "valkyrie_harvest_bonus": _int("economy.valkyrie_harvest_bonus", 0, 7),
@@ -257,7 +293,8 @@ class Params:
     start_boats: int
     start_temples: int
     start_settlers_on_board: int
-    economy_draft_size: int
+    start_regions: list
+    economy_draft_size: list
     economy_sail: int
     economy_harvest: int
     economy_boon: int
@@ -297,6 +334,15 @@ class Params:
             raise InputError("params start.settlers_on_board: more than start.settlers")
         if any(r > self.start_resource_cap for r in self.start_resources):
             raise InputError("params start.resources: above start.resource_cap")
+        if any(r >= n for r in self.start_regions):
+            raise InputError(f"params start.regions: a region outside 0..{n - 1}")
+
+    def start_region(self, position: int, players: int) -> int:
+        """§4.7: the start region of the player ``position`` places after the first player
+        (0 = the first player): ``start.regions``, or spread out (position x R // players)."""
+        if self.start_regions:
+            return self.start_regions[position]
+        return position * self.board_n_regions // players
 
     def edges(self) -> list:
         """The region graph's edges (§4.3: [] in the file = the ring, ±1)."""
@@ -353,6 +399,7 @@ def favor_runes(p: Params) -> np.ndarray:
 
 VALKYRIE_CONDITIONS = ("per_card", "one_or_two")
 LAST_BATTLES = ("resolve", "return")
+ERA_OPENERS = ("most_runes", "rotate")
 
 
 @dataclass(frozen=True)
@@ -361,8 +408,7 @@ class Rules:
     parameter file; ``vikingsim`` options are derived from these fields."""
 
     params: str = rule("default", "parameter file: a .toml path or a preset "
-                       "(default, giants_flat, giants_wide, giants_mean2, giants_mean4, "
-                       "island_630, island_654)", section="§4.3")
+                       f"({', '.join(PRESETS)})", section="§4.3, §4.4")
     valkyrie_card_condition: str = rule("per_card", "Valkyrie card face-up condition: per_card "
                                         "(needs its printed 1 or 2) or one_or_two (1 or 2 "
                                         "deployed, not 3)", section="§6.3",
@@ -370,16 +416,40 @@ class Rules:
     giant_drain: bool = rule(True, "Cleanup: each Giant on the board drains 1 Fury of its "
                              "region's god (SEED; false = the comparison run)", section="§3.4")
     last_battles: str = rule("resolve", "battles still open when the Era's cards are played: "
-                             "resolve them in seat order, or return their prizes",
+                             "resolve them in turn order, or return their prizes",
                              section="§4.7", choices=LAST_BATTLES)
+    first_seat: int = rule(0, "seat holding the Chieftain marker at setup (the first "
+                           "player); a seat in [0, players-1]", section="§4.7", lo=0,
+                           hi=MAX_PLAYERS - 1)
+    era_opener: str = rule("most_runes", "who opens Eras 2 and 3: most_runes (PUBLIC: the "
+                           "Chieftain marker goes to the most Island Runes, ties to the tied "
+                           "player latest in the previous Era's turn order) or rotate (the "
+                           "marker passes clockwise, first_seat + Era)", section="§4.7",
+                           choices=ERA_OPENERS)
+    last_era_drain: bool = rule(False, "the Giant drain also after Era 3, just before scoring "
+                                "(false: PUBLIC, the game ends after Era 3 with no Cleanup)",
+                                section="§3.4, §4.7")
+    attack_after_deploy: bool = rule(True, "Attack Settlers right after a Sail deploys "
+                                     "Settlers (PUBLIC; false: only as a card's Rune action)",
+                                     section="§2.3, §4.7")
 
     def __post_init__(self):
         for name, allowed in (("valkyrie_card_condition", VALKYRIE_CONDITIONS),
-                              ("last_battles", LAST_BATTLES)):
+                              ("last_battles", LAST_BATTLES), ("era_opener", ERA_OPENERS)):
             if getattr(self, name) not in allowed:
                 raise InputError(f"{name}={getattr(self, name)!r}: must be one of "
                                  f"{', '.join(allowed)}")
+        if not (isinstance(self.first_seat, int) and not isinstance(self.first_seat, bool)
+                and 0 <= self.first_seat < MAX_PLAYERS):
+            raise InputError(f"first_seat={self.first_seat!r}: must be a seat in "
+                             f"[0, {MAX_PLAYERS - 1}]")
         load_params(self.params)
+
+    def check_players(self, players: int) -> None:
+        """``first_seat`` names one of the ``players`` seats (one-line InputError)."""
+        if self.first_seat >= players:
+            raise InputError(f"first_seat={self.first_seat}: must be a seat in "
+                             f"[0, {players - 1}]")
 
     @property
     def p(self) -> Params:
@@ -406,6 +476,7 @@ class CompiledRules(NamedTuple):
     favor_rune : int64[F]              Passive Rune of each Favor card
     raid_cost : int64[3]               Steel per Era
     start_res : int64[3]; rune_res : int64[3]
+    start_reg : int64[4]               start region per turn position (-1: spread out, §4.7)
     """
 
     ri: np.ndarray
@@ -421,6 +492,7 @@ class CompiledRules(NamedTuple):
     raid_cost: np.ndarray
     start_res: np.ndarray
     rune_res: np.ndarray
+    start_reg: np.ndarray
 
 
 def _compile(r: Rules) -> CompiledRules:
@@ -429,7 +501,7 @@ def _compile(r: Rules) -> CompiledRules:
     ri = np.zeros(N_RULE_SLOTS, np.int64)
     docks = p.docks()
     vals = {S.N_REGIONS: p.board_n_regions, S.N_DOCKS: len(docks), S.N_CARDS: len(cards),
-            S.DRAFT: p.economy_draft_size, S.SAIL: p.economy_sail, S.HARVEST: p.economy_harvest,
+            S.DRAFT: p.economy_draft_size[0], S.SAIL: p.economy_sail, S.HARVEST: p.economy_harvest,
             S.BOON: p.economy_boon, S.VALK_BONUS: p.economy_valkyrie_harvest_bonus,
             S.TEMPLE_WOOD: p.economy_temple_wood, S.EXCHANGE: p.economy_exchange,
             S.FAVOR_BAG: p.economy_favor_bag, S.N_FAVOR: p.economy_favor_cards,
@@ -440,7 +512,11 @@ def _compile(r: Rules) -> CompiledRules:
             S.INVADER_GROWTH: p.cards_invader_growth, S.VILLAGE_VP: p.scoring_village,
             S.VALK_CONDITION_ONE_OR_TWO: r.valkyrie_card_condition == "one_or_two",
             S.GIANT_DRAIN: r.giant_drain, S.LAST_BATTLES_RESOLVE: r.last_battles == "resolve",
-            S.STRENGTH_HI: p.cards_strength_hi, S.POOL_SUM: sum(p.giants_values)}
+            S.STRENGTH_HI: p.cards_strength_hi, S.POOL_SUM: sum(p.giants_values),
+            S.DRAFT_ERA1: p.economy_draft_size[0], S.DRAFT_ERA2: p.economy_draft_size[1],
+            S.DRAFT_ERA3: p.economy_draft_size[2], S.FIRST_SEAT: r.first_seat,
+            S.OPENER_MOST_RUNES: r.era_opener == "most_runes",
+            S.LAST_ERA_DRAIN: r.last_era_drain, S.ATTACK_AFTER_DEPLOY: r.attack_after_deploy}
     for k, v in vals.items():
         ri[k] = int(v)
     adj = np.full((p.board_n_regions, MAX_DEGREE), -1, np.int64)
@@ -455,4 +531,5 @@ def _compile(r: Rules) -> CompiledRules:
                          island=arr(p.scoring_island), favor=arr(p.scoring_favor), cards=cards,
                          favor_rune=favor_runes(p), raid_cost=arr(p.economy_raid_cost),
                          start_res=arr(p.start_resources),
-                         rune_res=arr(p.economy_rune_resource))
+                         rune_res=arr(p.economy_rune_resource),
+                         start_reg=arr(p.start_regions or [-1] * MAX_PLAYERS))
