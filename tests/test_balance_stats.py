@@ -4,7 +4,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import beta, binom, binomtest, chi2
 
 from vikingsim.core import stats
 from vikingsim.core.balance_stats import (SPRT, equal_seats_test, games_needed, interval,
@@ -50,6 +50,55 @@ def test_clopper_pearson_zero_closed_form():
     # k = 0: upper = 1 - (alpha/2)^(1/n)
     assert interval(0, 10, "clopper-pearson", 0.95)[1] == pytest.approx(1 - 0.025 ** 0.1, abs=1e-12)
     assert interval(0, 10, "clopper-pearson", 0.90)[1] == pytest.approx(1 - 0.05 ** 0.1, abs=1e-12)
+
+
+HUGE_N = [10, 1000, 10**6, 10**9, 10**12]
+
+
+def beta_bounds(k, n, level=0.95):
+    """Clopper-Pearson by its definition as beta quantiles (scipy.stats.beta.ppf)."""
+    a = 1 - level
+    return (0.0 if k == 0 else beta.ppf(a / 2, k, n - k + 1),
+            1.0 if k == n else beta.ppf(1 - a / 2, k + 1, n - k))
+
+
+@pytest.mark.parametrize("n", HUGE_N)
+@pytest.mark.parametrize("which", ["0", "1", "n-1", "n"])
+def test_clopper_pearson_is_the_beta_quantiles_at_any_n(n, which):
+    k = {"0": 0, "1": 1, "n-1": n - 1, "n": n}[which]
+    lo, hi = interval(k, n, "clopper-pearson")
+    want_lo, want_hi = beta_bounds(k, n)
+    # abs=0 throughout: pytest.approx's default abs=1e-12 would hide the bounds of huge n
+    assert lo == pytest.approx(want_lo, rel=1e-9, abs=0)
+    assert hi == pytest.approx(want_hi, rel=1e-9, abs=0)
+    # the defining tail equations, by the binomial distribution itself: P(X >= k | lo) = 2.5%
+    # and P(X <= k | hi) = 2.5% (for k <= n/2: a bound within 1e-14 of 1 has too few digits
+    # left in a float for the tail; the mirror check below covers those)
+    if 0 < k <= n // 2:
+        assert binom.sf(k - 1, n, lo) == pytest.approx(0.025, rel=1e-4)
+    if k <= n // 2:
+        assert binom.cdf(k, n, hi) == pytest.approx(0.025, rel=1e-4)
+    # the mirror image: k failures give the interval of n - k successes turned round
+    mlo, mhi = interval(n - k, n, "clopper-pearson")
+    assert (1 - mhi, 1 - mlo) == pytest.approx((lo, hi), rel=1e-6, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", HUGE_N)
+def test_clopper_pearson_closed_forms_at_any_n(n):
+    # k = 0: upper = 1 - (alpha/2)^(1/n) (-expm1 keeps its digits at n = 1e12); k = n: lower =
+    # (alpha/2)^(1/n)
+    assert interval(0, n, "clopper-pearson")[1] == pytest.approx(
+        -math.expm1(math.log(0.025) / n), rel=1e-9, abs=0)
+    assert interval(n, n, "clopper-pearson")[0] == pytest.approx(0.025 ** (1 / n), rel=1e-12,
+                                                                 abs=0)
+
+
+def test_clopper_pearson_k1_n1e12_typed():
+    # the Poisson limit (exact to ~1e-12 relative here): [chi2(.025; 2)/2n, chi2(.975; 4)/2n]
+    lo, hi = interval(1, 10**12, "clopper-pearson")
+    assert lo == pytest.approx(chi2.ppf(0.025, 2) / 2e12, rel=1e-9, abs=0)
+    assert hi == pytest.approx(chi2.ppf(0.975, 4) / 2e12, rel=1e-9, abs=0)
+    assert (lo, hi) == pytest.approx((2.5318e-14, 5.5716e-12), rel=1e-4, abs=0)  # issue 22
 
 
 # ---- equal seats ----------------------------------------------------------------------------
@@ -232,8 +281,11 @@ def test_bad_input(call, match):
 
 
 def test_interval_matches_scipy_directly():
+    # at small n scipy's root finder and the beta quantiles agree to its tolerance
     ci = binomtest(37, 80).proportion_ci(confidence_level=0.99, method="exact")
-    assert interval(37, 80, "clopper-pearson", 0.99) == (ci.low, ci.high)
+    assert interval(37, 80, "clopper-pearson", 0.99) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    ci = binomtest(37, 80).proportion_ci(confidence_level=0.99, method="wilson")
+    assert interval(37, 80, "wilson", 0.99) == (ci.low, ci.high)
 
 
 def test_public_stats_module_is_the_tested_one():

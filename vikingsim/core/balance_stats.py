@@ -11,14 +11,14 @@ from itertools import combinations
 from typing import NamedTuple
 
 import pandas as pd
-from scipy.stats import binomtest, chisquare
+from scipy.stats import beta, binomtest, chisquare
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize, proportions_ztest
 
 from vikingsim.core.errors import InputError
 
-_CI_METHODS = {"wilson": "wilson", "clopper-pearson": "exact"}
+_CI_METHODS = ("wilson", "clopper-pearson")
 
 
 # ---- input checks ---------------------------------------------------------------------------
@@ -54,8 +54,21 @@ def interval(k: int, n: int, method: str = "wilson", level: float = 0.95) -> tup
     _check_open01("level", level)
     if method not in _CI_METHODS:
         raise InputError(f"method must be one of {sorted(_CI_METHODS)}, got {method!r}")
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method=_CI_METHODS[method])
+    if method == "clopper-pearson":
+        return _clopper_pearson(int(k), int(n), level)
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
     return (float(ci.low), float(ci.high))
+
+
+def _clopper_pearson(k: int, n: int, level: float) -> tuple[float, float]:
+    """The exact interval as beta quantiles: [Beta(a/2; k, n-k+1), Beta(1-a/2; k+1, n-k)].
+    scipy's ``binomtest(...).proportion_ci("exact")`` finds the same bounds with a root finder
+    whose absolute tolerance (~2e-12) swamps them at huge n (k=1, n=1e12 gave a lower bound
+    of 0); ``beta.ppf`` inverts the incomplete beta function to full relative precision."""
+    tail = (1.0 - level) / 2.0
+    lo = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
+    return (lo, hi)
 
 
 class SeatTest(NamedTuple):
