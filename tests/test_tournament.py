@@ -2,11 +2,13 @@
 symmetry, common seeds, ratings against the library fit, files, and bad input."""
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from statsmodels.stats.proportion import proportion_confint
 
 from vikingsim.cli import main
 from vikingsim.core import runner
@@ -73,15 +75,48 @@ def test_four_seat_matrix_diagonal_fair_and_lineups_sum(four_seat):
     assert ((p["ci_lo"] <= p["win_rate"]) & (p["win_rate"] <= p["ci_hi"])).all()
     # seats: every seat sees every policy equally often; the rates add up to 1
     assert math.isclose(t.seats["win_rate"].sum(), 1.0)
-    # ... pooled over all m^2 K lineups of the plan, a vs a counted K times (once per rotation)
-    wins = t.lineups.set_index(["lineup", "seat"])["wins"]
-    names = ["greedy", "lookahead(settle_value=20.0)"]
-    plan = T.lineup_plan(2, 4)
+    # ... pooled over the 2 + 2 x 4 = 10 distinct lineups, a vs a once (not once per rotation)
+    wins = t.lineups.groupby("seat")["wins"].sum()
+    assert t.lineups["lineup_id"].nunique() == 10
     for seat in range(4):
-        want = sum(wins[(" | ".join(names[p] for p in lu), seat)] for *_, lu in plan)
-        assert t.seats.loc[seat, "wins"] == want and t.seats.loc[seat, "games"] == 16 * N
+        assert t.seats.loc[seat, "wins"] == wins[seat] and t.seats.loc[seat, "games"] == 10 * N
     assert t.summary()["first_seat"]["seat"] == 0
     assert set(t.pairs["opponent"]) == {"greedy", "lookahead(settle_value=20.0)"}
+
+
+class _Fixed:
+    """A stand-in for ``runner.simulate``: seat wins fixed by the lineup, to count by hand."""
+
+    def __init__(self, same, mixed):
+        self.same, self.mixed, self.calls = same, mixed, []
+
+    def __call__(self, game, n, **kw):
+        pol = kw["policies"]
+        self.calls.append(tuple(pol))
+        wins = self.same if len(set(pol)) == 1 else self.mixed
+        return SimpleNamespace(summary={"win_rate": [w / n for w in wins]})
+
+
+@pytest.mark.parametrize("k, same, mixed, lineups, want", [
+    # 3 seats, 2 policies: 2 lineups a-a-a (wins 5, 3, 2 of 10) + 2 x 3 rotations of one a
+    # among two b's (4, 3, 3): seat 0 wins 2*5 + 6*4 = 34, seat 1 2*3 + 6*3 = 24, seat 2
+    # 2*2 + 6*3 = 22, of 8 x 10 = 80 games. (Counting a-a-a once per rotation made it 54, 36,
+    # 30 of 120.)
+    (3, [5, 3, 2], [4, 3, 3], 8, [34, 24, 22]),
+    # 2 seats: a-a, b-b (6, 4) and a-b, b-a (5, 4; one game truncated), each lineup once:
+    # seat 0 2*6 + 2*5 = 22, seat 1 2*4 + 2*4 = 16 of 40 (not 44, 32 of 80)
+    (2, [6, 4], [5, 4], 4, [22, 16]),
+])
+def test_seat_table_counts_each_lineup_once(monkeypatch, k, same, mixed, lineups, want):
+    fake = _Fixed(same, mixed)
+    monkeypatch.setattr(runner, "simulate", fake)
+    t = T.run_tournament("raidboard", "greedy,random", players=k, n=10, seed=1, threads=1)
+    assert len(fake.calls) == len(set(fake.calls)) == lineups
+    assert list(t.seats["wins"]) == want
+    assert (t.seats["games"] == 10 * lineups).all() and t.games_played == 10 * lineups
+    for s, w in enumerate(want):                       # Wilson, by statsmodels
+        lo, hi = proportion_confint(w, 10 * lineups, alpha=0.05, method="wilson")
+        assert t.seats.loc[s, ["ci_lo", "ci_hi"]].tolist() == pytest.approx([lo, hi], abs=1e-12)
 
 
 def test_truncated_games_count_for_nobody():

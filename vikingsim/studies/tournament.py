@@ -16,8 +16,10 @@ Measures:
   Wilson 95% intervals (``core.balance_stats.interval``) over the K·n games, treated as
   independent (the K rotations of one seed share dice streams; on the raid board their
   focal wins correlate at about 0.003, see docs/balancing.md).
-- Seat win rates over all m²·K lineups (each policy sits in each seat equally often): the
-  first-seat win rate is that of seat 0, or of the game's ``first_seat`` option if it has one.
+- Seat win rates over the distinct lineups, each counted once (its n games were played once;
+  the K rotations of a among a's are one lineup): each policy still sits in each seat equally
+  often. The first-seat win rate is that of seat 0, or of the game's ``first_seat`` option if
+  it has one.
 - Ratings: a Bradley-Terry / Luce model of the winner, P(a wins | a among K-1 b's, decided) =
   pi_a / (pi_a + (K-1) pi_b), fitted as a binomial GLM (statsmodels) on the off-diagonal cells
   with offset -log(K-1); ratings theta = log pi centred to mean 0 with 95% intervals from the
@@ -217,7 +219,7 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     t = Tournament(spec.name, labels, k, n, seed, opts,
                    lineups=_lineup_table(labels, distinct, wins, n),
                    pairs=_pair_table(labels, plan, wins, n, k),
-                   seats=_seat_table(plan, wins, n, k),
+                   seats=_seat_table(distinct, wins, n, k),
                    ratings=pd.DataFrame(), first_seat=first, games_played=n * len(distinct))
     t.ratings, note = fit_ratings(t.pairs, labels, k)
     if note:
@@ -259,11 +261,12 @@ def _pair_table(labels, plan, wins, n, k) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _seat_table(plan, wins, n, k) -> pd.DataFrame:
+def _seat_table(distinct, wins, n, k) -> pd.DataFrame:
+    """Seat wins over the distinct lineups, each once: n games per lineup actually played."""
     seat_w = np.zeros(k, np.int64)
-    for *_, lu in plan:
+    for lu in distinct:
         seat_w += np.asarray(wins[lu], np.int64)
-    games = n * len(plan)
+    games = n * len(distinct)
     rows = []
     for s in range(k):
         lo, hi = _ci(int(seat_w[s]), games)
