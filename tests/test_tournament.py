@@ -135,6 +135,41 @@ def test_truncated_games_count_for_nobody():
     assert math.isclose(m[0, 0], decided["greedy | greedy | greedy"] / 200 / 3)
 
 
+def test_all_truncated_says_once_that_nothing_was_decided(capsys):
+    # max_rounds=1: no raid board game reaches 100 Gold in one round, so every game of every
+    # lineup is truncated: one warning (not one per lineup), no pair verdict, no rating note
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=30, seed=2, threads=1,
+                         options={"max_rounds": 1})
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "nothing was decided: all 240 games" in err
+    assert t.decided == 0 and t.pairs["beats"].isna().all()
+    assert t.notes == [] and len(t.warnings) == 1 and t.summary()["warnings"] == t.warnings
+    text = T.format_text(t)
+    for verdict in ("beats", "loses to", "~", "nan"):
+        assert verdict not in text
+    assert "no game was decided" in text
+
+
+def test_cli_all_truncated_one_warning_line(tmp_path, capsys):
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "2",
+               "-n", "20", "--threads", "1", "--set", "max_rounds=1", "--out", str(tmp_path / "t")])
+    out, err = capsys.readouterr()
+    assert rc == 0 and err.count("\n") == 1 and "nothing was decided" in err
+    assert "loses to" not in out and "no game was decided" in out
+
+
+def test_some_lineups_truncated_have_no_verdict(monkeypatch, capsys):
+    # a stand-in: every game of the lineups a-a-a is truncated, the mixed ones are decided
+    monkeypatch.setattr(runner, "simulate", _Fixed([0, 0, 0], [4, 3, 3]))
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=10, seed=1, threads=1)
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "every game of 2 of 8 lineups" in err
+    diag = t.pairs["policy"] == t.pairs["opponent"]
+    assert t.pairs.loc[diag, "beats"].isna().all() and t.pairs.loc[~diag, "beats"].notna().all()
+    lines = [x for x in T.format_text(t).splitlines() if x.startswith("  ") and " vs " in x]
+    assert [("no decided game" in x) for x in lines] == list(diag)
+
+
 def test_every_lineup_uses_the_same_seed(monkeypatch):
     calls = []
     real = runner.simulate

@@ -38,7 +38,7 @@ import pandas as pd
 
 from vikingsim.core import config
 from vikingsim.core.balance_stats import interval
-from vikingsim.core.errors import InputError
+from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
 
 ELO_PER_UNIT = 400.0 / math.log(10.0)
@@ -127,6 +127,12 @@ class Tournament:
     first_seat: int = 0
     games_played: int = 0
     notes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)     # already printed on stderr
+
+    @property
+    def decided(self) -> int:
+        """Games won by someone, over the distinct lineups (truncated games are nobody's)."""
+        return int(self.lineups["wins"].sum())
 
     @property
     def matrix(self) -> pd.DataFrame:
@@ -150,7 +156,7 @@ class Tournament:
                            "win_rate_ci": [float(first["ci_lo"]), float(first["ci_hi"])]},
             "seats": self.seats.to_dict(orient="records"),
             "ratings": self.ratings.to_dict(orient="records"),
-            "notes": self.notes,
+            "notes": self.notes, "warnings": self.warnings,
         }
 
     def write(self, out_dir) -> list[Path]:
@@ -211,9 +217,9 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     for lu in distinct:                                   # every lineup valid before any game
         spec.setup(opts, [labels[i] for i in lu], k)
     wins = {}
-    for lu in distinct:
+    for lu in distinct:                  # truncation is reported once, below, not per lineup
         res = simulate(spec, n, seed=seed, players=k, policies=[labels[i] for i in lu],
-                       options=opts, threads=threads, keep=False)
+                       options=opts, threads=threads, keep=False, warn_truncated=False)
         wins[lu] = [int(round(w * n)) for w in res.summary["win_rate"]]
     first = int(opts.get("first_seat", 0))               # seat 0 unless the game says otherwise
     t = Tournament(spec.name, labels, k, n, seed, opts,
@@ -222,9 +228,26 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
                    seats=_seat_table(distinct, wins, n, k),
                    ratings=pd.DataFrame(), first_seat=first, games_played=n * len(distinct))
     t.ratings, note = fit_ratings(t.pairs, labels, k)
-    if note:
+    undecided = _undecided_note(distinct, wins, n)
+    if undecided:                               # said once, on stderr; kept in the summary
+        warn(undecided)
+        t.warnings.append(undecided)
+    if note and t.decided:                      # nothing decided: the warning says it all
         t.notes.append(note)
     return t
+
+
+def _undecided_note(distinct, wins, n) -> str | None:
+    """One sentence when every game of some (or all) lineups hit the safety cap."""
+    empty = sum(1 for lu in distinct if sum(wins[lu]) == 0)
+    cap = "raise the cap option (max_rounds / max_rolls / max_turns) or check the options"
+    if empty == len(distinct):
+        return (f"nothing was decided: all {n * len(distinct):,} games hit the safety cap "
+                f"(truncated, no result), so no pair has a verdict and no policy a rating; {cap}")
+    if empty:
+        return (f"every game of {empty} of {len(distinct)} lineups hit the safety cap (truncated, "
+                f"no result): a cell with no decided game has no verdict; {cap}")
+    return None
 
 
 def _ci(k: int, n: int) -> tuple[float, float]:
@@ -256,8 +279,8 @@ def _pair_table(labels, plan, wins, n, k) -> pd.DataFrame:
         lo, hi = _ci(fw, games)
         rows.append({"policy": labels[a], "opponent": labels[b], "wins": fw,
                      "field_wins": other, "games": games, "win_rate": fw / games,
-                     "ci_lo": lo, "ci_hi": hi, "fair": 1.0 / k,
-                     "beats": bool(fw / games > 1.0 / k)})
+                     "ci_lo": lo, "ci_hi": hi, "fair": 1.0 / k,      # no verdict if undecided
+                     "beats": bool(fw / games > 1.0 / k) if fw + other else None})
     return pd.DataFrame(rows)
 
 
@@ -372,9 +395,13 @@ def format_text(t: Tournament) -> str:
              f"scheme: one policy a among {t.players - 1} x b, a rotated over every seat; "
              f"win rate = share of games a wins (fair {fair:.4f})", "win-rate matrix (row a vs "
              "column b) with 95% Wilson intervals:"]
+    if not t.decided:                            # no verdicts, seats or ratings to show
+        return "\n".join([*lines[:2], "no game was decided (every one truncated): no verdicts, "
+                          "seat rates or ratings"])
     width = max(len(p) for p in t.policies)
     for _, r in t.pairs.iterrows():
-        mark = "beats" if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~"
+        mark = ("no decided game" if r["wins"] + r["field_wins"] == 0 else "beats"
+                if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~")
         lines.append(f"  {r['policy']:<{width}} vs {r['opponent']:<{width}}  "
                      f"{r['win_rate']:.4f}  [{r['ci_lo']:.4f}, {r['ci_hi']:.4f}]  {mark}")
     lines.append("seat win rates (over all lineups):")
