@@ -1,7 +1,9 @@
 """`vikingsim tournament` (vikingsim/studies/tournament.py): lineup scheme, matrix shape and
 symmetry, common seeds, ratings against the library fit, files, and bad input."""
+import errno
 import json
 import math
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -273,6 +275,72 @@ def test_files_are_written(two_seat, tmp_path):
     lu = pd.read_parquet(tmp_path / "t" / "lineups.parquet")
     assert lu.equals(two_seat.lineups)
     assert json.loads((tmp_path / "t" / "tournament.json").read_text())["players"] == 2
+
+
+def _full_disk(monkeypatch):
+    """The disk fills up midway: the 5th of the 7 files (lineups.parquet) cannot be written."""
+    def no_space(self, path, *a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", no_space)
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_full_disk_leaves_the_earlier_tournament_whole(two_seat, four_seat, tmp_path,
+                                                       monkeypatch):
+    out = tmp_path / "t"
+    two_seat.write(out)
+    before = _snapshot(out)
+    _full_disk(monkeypatch)
+    with pytest.raises(InputError, match="No space left on device"):
+        four_seat.write(out)
+    assert _snapshot(out) == before                   # every file the old tournament's
+    assert [p.name for p in tmp_path.iterdir()] == ["t"]   # no temp folder left behind
+    monkeypatch.undo()
+    four_seat.write(out)                              # a whole new set replaces the old
+    assert json.loads((out / "tournament.json").read_text())["players"] == 4
+    assert set(_snapshot(out)) == set(T.FILES) and [p.name for p in tmp_path.iterdir()] == ["t"]
+
+
+def test_full_disk_on_a_new_folder_leaves_nothing(two_seat, tmp_path, monkeypatch):
+    _full_disk(monkeypatch)
+    with pytest.raises(InputError, match="No space left on device"):
+        two_seat.write(tmp_path / "new")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_full_disk_is_one_line_exit_2(two_seat, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "t"
+    two_seat.write(out)
+    before = _snapshot(out)
+    _full_disk(monkeypatch)
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "3",
+               "-n", "20", "--threads", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "No space left on device" in err
+    assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: (d / "f").write_text("x") and d / "f", "is a file, not a folder"),
+    (lambda d: (d / "f").write_text("x") and d / "f" / "sub", "is a file"),
+    (lambda d: d / ("x" * 300), "File name too long"),
+    (lambda d: d / ("x" * 300) / "sub", "File name too long"),
+    (lambda d: (d / "mine").mkdir() or (d / "mine" / "notes.txt").write_text("keep") and
+     d / "mine", "holds files that are not a tournament's (notes.txt)"),
+])
+def test_bad_out_is_refused_before_any_game(make, words, tmp_path, capsys, monkeypatch):
+    played = []
+    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    out = make(tmp_path)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and words in err and err.count("\n") == 1 and not played
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before      # nothing made, nothing lost
 
 
 def test_cli_json_and_out(tmp_path, capsys):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,9 @@ from vikingsim.core.game import GameSpec
 ELO_PER_UNIT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
 MAX_LINEUPS = 5_000
+#: The result set ``Tournament.write`` puts in ``--out``, in the order written.
+FILES = ("pairs.csv", "matrix.csv", "seats.csv", "ratings.csv", "lineups.parquet",
+         "tournament.json", "heatmap.png")
 
 
 # ---- input ---------------------------------------------------------------------------------
@@ -160,15 +164,12 @@ class Tournament:
         }
 
     def write(self, out_dir) -> list[Path]:
-        """CSV and Parquet tables, the summary JSON and a heatmap PNG in ``out_dir``."""
-        from vikingsim.core.results import _atomic_write
+        """CSV and Parquet tables, the summary JSON and a heatmap PNG, as one result set that
+        replaces ``out_dir`` whole (``dataset.write_folder``): a failure midway, such as a full
+        disk, leaves the folder as it was."""
+        from vikingsim.studies.dataset import write_folder
 
-        out = Path(out_dir)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise InputError(f"cannot create --out folder {str(out)!r}: {e.strerror or e}") \
-                from None
+        check_out(out_dir)
         files = {
             "pairs.csv": lambda p: self.pairs.to_csv(p, index=False),
             "matrix.csv": lambda p: self.matrix.to_csv(p),
@@ -179,11 +180,50 @@ class Tournament:
                 _clean(self.summary()), indent=1)),
             "heatmap.png": lambda p: heatmap(self, p),
         }
-        paths = []
-        for name, write in files.items():
-            _atomic_write(out / name, write)
-            paths.append(out / name)
-        return paths
+        assert tuple(files) == FILES
+        try:
+            return write_folder(out_dir, files)
+        except OSError as e:
+            raise InputError(f"cannot write --out {str(out_dir)!r}: {e.strerror or e} (the folder "
+                             f"is as it was)") from None
+
+
+def check_out(out) -> Path:
+    """Before any game is played: ``out`` can take a tournament's result set. It is a new
+    folder, an empty one or an earlier tournament's (it is replaced whole, so a folder holding
+    other files is refused), and a temp folder can be created beside it."""
+    given = Path(out)
+    path = Path(os.path.abspath(given))
+    if not path.name or path.name == "..":
+        raise InputError(f"--out {str(given)!r}: give a folder name")
+    try:
+        if path.exists():
+            if not path.is_dir():
+                raise InputError(f"--out {str(given)!r} is a file, not a folder")
+            other = sorted(p.name for p in path.iterdir() if p.name not in FILES)
+            if other:
+                raise InputError(
+                    f"--out {str(given)!r} holds files that are not a tournament's "
+                    f"({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}); the result "
+                    f"set replaces the folder whole: give a new, empty or earlier tournament's "
+                    f"folder")
+        _probe_parent(path, given)
+    except OSError as e:
+        raise InputError(f"cannot write --out {str(given)!r}: {e.strerror or e}") from None
+    return path
+
+
+def _probe_parent(path: Path, given: Path) -> None:
+    """The nearest existing ancestor is a folder that takes a temp folder (a name too long
+    for the file system fails in ``exists`` already, as an OSError)."""
+    import tempfile
+
+    anc = path.parent
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"cannot create --out {str(given)!r}: {str(anc)!r} is a file")
+    os.rmdir(tempfile.mkdtemp(prefix=".vikingsim-probe.", dir=anc))
 
 
 def _clean(obj):
