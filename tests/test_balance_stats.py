@@ -281,6 +281,59 @@ def test_sprt_monte_carlo(truth):
     assert abs(asn - expected) <= 0.15 * expected
 
 
+def chunked_streams(p, chunk, n_streams, seed, p0=0.29, p1=0.30):
+    """Decisions of the SPRT class checked once per chunk (as --stop-when-decided does), one
+    stream of binomial chunks each."""
+    rng, s, out = np.random.default_rng(seed), SPRT(p0, p1), []
+    for _ in range(n_streams):
+        k = n = 0
+        d = "continue"
+        while d == "continue":
+            k, n = k + int(rng.binomial(chunk, p)), n + chunk
+            d = s.update(k, n)
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("chunk", [1024, 16384])
+def test_sprt_error_rates_per_chunk_match_monte_carlo(chunk):
+    # the exact rates of the checking interval against 4,000 simulated streams of the class's
+    # own decisions (SE of a rate near 1-3.4% is 0.15-0.29 points; 4 SE allowed)
+    s = SPRT(0.29, 0.30)
+    alpha, beta_ = s.error_rates(chunk)
+    R = 4000
+    a = chunked_streams(0.29, chunk, R, seed=chunk).count("accept_h1") / R
+    b = chunked_streams(0.30, chunk, R, seed=chunk + 1).count("accept_h0") / R
+    assert abs(a - alpha) <= 4 * math.sqrt(alpha * (1 - alpha) / R)
+    assert abs(b - beta_) <= 4 * math.sqrt(beta_ * (1 - beta_) / R)
+
+
+def test_sprt_checked_per_chunk_is_valid_but_conservative():
+    # the example study (experiments/raidboard_seat0_edge.toml: p0 .29, p1 .30, 16,384-game
+    # chunks) decides in one or two looks, so its errors are about 1%, not 5%; checked every
+    # game they come back to Wald's 5% (within his bound alpha / (1 - beta))
+    s = SPRT(0.29, 0.30)
+    alpha, beta_ = s.error_rates(16384)
+    assert 0 < alpha < 0.02 and 0 < beta_ < 0.02
+    a1, b1 = s.error_rates(1)
+    assert 0.04 < a1 <= 0.05 / 0.95 and 0.04 < b1 <= 0.05 / 0.95
+    assert alpha < s.error_rates(1024)[0] < a1                 # the longer the wait, the fewer
+    # per game, the exact rate agrees with the per-game Monte Carlo streams of run_streams
+    outcomes, _ = run_streams(0.5)
+    exact = SPRT(0.5, 0.6).error_rates(1)[0]
+    assert abs(outcomes.count("accept_h1") / len(outcomes) - exact) <= 4 * math.sqrt(
+        exact * (1 - exact) / len(outcomes))
+
+
+def test_stop_help_says_conservative(capsys):
+    from vikingsim.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["experiment", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "conservative" in text and "error_rates" in text
+
+
 # ---- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("call,match", [
     (lambda: interval(11, 10), "k must be in 0..n"),
@@ -305,6 +358,7 @@ def test_sprt_monte_carlo(truth):
     (lambda: SPRT(0.5, 0.6, alpha=0.6, beta=0.5), "alpha \\+ beta"),
     (lambda: SPRT(0.5, 0.6).update(5, 4), "k must be in 0..n"),
     (lambda: SPRT(0.5, 0.6).update(0, 0), "n must be > 0"),
+    (lambda: SPRT(0.5, 0.6).error_rates(0), "chunk must be an int >= 1"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(InputError, match=match):

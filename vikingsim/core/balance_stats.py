@@ -10,8 +10,9 @@ import math
 from itertools import combinations
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
-from scipy.stats import beta, binomtest, chisquare
+from scipy.stats import beta, binom, binomtest, chisquare
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
@@ -144,7 +145,8 @@ class SPRT:
     batch call ``update(k, n)`` with the cumulative wins k of n games. The log likelihood ratio
     llr = k log(p1/p0) + (n-k) log((1-p1)/(1-p0)) is compared with Wald's boundaries
     A = log((1-beta)/alpha) (accept H1 at or above) and B = log(beta/(1-alpha)) (accept H0 at
-    or below)."""
+    or below). Checked once per batch the test stays valid but grows conservative: its errors
+    fall below alpha and beta (``error_rates(batch)`` gives them exactly)."""
 
     def __init__(self, p0: float, p1: float, alpha: float = 0.05, beta: float = 0.05):
         for name, x in (("p0", p0), ("p1", p1), ("alpha", alpha), ("beta", beta)):
@@ -159,6 +161,31 @@ class SPRT:
         self._win = math.log(p1 / p0)
         self._loss = math.log((1 - p1) / (1 - p0))
         self.llr = 0.0
+
+    def error_rates(self, chunk: int, tol: float = 1e-13) -> tuple[float, float]:
+        """The actual (alpha, beta) when ``update`` is called once every ``chunk`` games (as
+        ``--stop-when-decided`` does, once per chunk): exact, by dynamic programming over the
+        wins while undecided (binomial steps from scipy). Wald's bounds hold for any checking
+        interval, but checking less often than every game lets the ratio overshoot them, so
+        the errors fall below alpha and beta: the test is valid but conservative."""
+        if not isinstance(chunk, int) or chunk < 1:
+            raise InputError(f"chunk must be an int >= 1, got {chunk!r}")
+        return (self._wrong_rate(self.p0, chunk, tol)[0], self._wrong_rate(self.p1, chunk, tol)[1])
+
+    def _wrong_rate(self, p: float, chunk: int, tol: float) -> tuple[float, float]:
+        """(P(accept H1), P(accept H0)) at true rate p, one check every ``chunk`` games."""
+        step = binom.pmf(np.arange(chunk + 1), chunk, p)
+        dist, k0, n, h1, h0 = np.array([1.0]), 0, 0, 0.0, 0.0   # P(wins = k0 + i, undecided)
+        while dist.sum() > tol:
+            dist, n = np.convolve(dist, step), n + chunk
+            k = k0 + np.arange(len(dist))
+            llr = k * self._win + (n - k) * self._loss
+            h1, h0 = h1 + dist[llr >= self.A].sum(), h0 + dist[llr <= self.B].sum()
+            go = np.flatnonzero((llr > self.B) & (llr < self.A))
+            if not len(go):
+                break
+            dist, k0 = dist[go[0]:go[-1] + 1], int(k[go[0]])
+        return float(h1), float(h0)
 
     def update(self, k: int, n: int) -> str:
         """Decision after cumulative k wins in n games: "accept_h0" | "accept_h1" | "continue"."""
