@@ -444,7 +444,8 @@ def format_text(t: Tournament) -> str:
                 if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~")
         lines.append(f"  {r['policy']:<{width}} vs {r['opponent']:<{width}}  "
                      f"{r['win_rate']:.4f}  [{r['ci_lo']:.4f}, {r['ci_hi']:.4f}]  {mark}")
-    lines.append("seat win rates (over all lineups):")
+    lines.append(f"seat win rates (over the {t.lineups['lineup_id'].nunique():,} distinct "
+                 f"lineups, each once):")
     for _, r in t.seats.iterrows():
         tag = "  <- first seat" if int(r["seat"]) == t.first_seat else ""
         lines.append(f"  seat {int(r['seat'])}: {r['win_rate']:.4f}  "
