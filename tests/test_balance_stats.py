@@ -4,7 +4,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import beta, binom, binomtest, chi2
 
 from vikingsim.core import stats
 from vikingsim.core.balance_stats import (SPRT, equal_seats_test, games_needed, interval,
@@ -52,6 +52,55 @@ def test_clopper_pearson_zero_closed_form():
     assert interval(0, 10, "clopper-pearson", 0.90)[1] == pytest.approx(1 - 0.05 ** 0.1, abs=1e-12)
 
 
+HUGE_N = [10, 1000, 10**6, 10**9, 10**12]
+
+
+def beta_bounds(k, n, level=0.95):
+    """Clopper-Pearson by its definition as beta quantiles (scipy.stats.beta.ppf)."""
+    a = 1 - level
+    return (0.0 if k == 0 else beta.ppf(a / 2, k, n - k + 1),
+            1.0 if k == n else beta.ppf(1 - a / 2, k + 1, n - k))
+
+
+@pytest.mark.parametrize("n", HUGE_N)
+@pytest.mark.parametrize("which", ["0", "1", "n-1", "n"])
+def test_clopper_pearson_is_the_beta_quantiles_at_any_n(n, which):
+    k = {"0": 0, "1": 1, "n-1": n - 1, "n": n}[which]
+    lo, hi = interval(k, n, "clopper-pearson")
+    want_lo, want_hi = beta_bounds(k, n)
+    # abs=0 throughout: pytest.approx's default abs=1e-12 would hide the bounds of huge n
+    assert lo == pytest.approx(want_lo, rel=1e-9, abs=0)
+    assert hi == pytest.approx(want_hi, rel=1e-9, abs=0)
+    # the defining tail equations, by the binomial distribution itself: P(X >= k | lo) = 2.5%
+    # and P(X <= k | hi) = 2.5% (for k <= n/2: a bound within 1e-14 of 1 has too few digits
+    # left in a float for the tail; the mirror check below covers those)
+    if 0 < k <= n // 2:
+        assert binom.sf(k - 1, n, lo) == pytest.approx(0.025, rel=1e-4)
+    if k <= n // 2:
+        assert binom.cdf(k, n, hi) == pytest.approx(0.025, rel=1e-4)
+    # the mirror image: k failures give the interval of n - k successes turned round
+    mlo, mhi = interval(n - k, n, "clopper-pearson")
+    assert (1 - mhi, 1 - mlo) == pytest.approx((lo, hi), rel=1e-6, abs=1e-15)
+
+
+@pytest.mark.parametrize("n", HUGE_N)
+def test_clopper_pearson_closed_forms_at_any_n(n):
+    # k = 0: upper = 1 - (alpha/2)^(1/n) (-expm1 keeps its digits at n = 1e12); k = n: lower =
+    # (alpha/2)^(1/n)
+    assert interval(0, n, "clopper-pearson")[1] == pytest.approx(
+        -math.expm1(math.log(0.025) / n), rel=1e-9, abs=0)
+    assert interval(n, n, "clopper-pearson")[0] == pytest.approx(0.025 ** (1 / n), rel=1e-12,
+                                                                 abs=0)
+
+
+def test_clopper_pearson_k1_n1e12_typed():
+    # the Poisson limit (exact to ~1e-12 relative here): [chi2(.025; 2)/2n, chi2(.975; 4)/2n]
+    lo, hi = interval(1, 10**12, "clopper-pearson")
+    assert lo == pytest.approx(chi2.ppf(0.025, 2) / 2e12, rel=1e-9, abs=0)
+    assert hi == pytest.approx(chi2.ppf(0.975, 4) / 2e12, rel=1e-9, abs=0)
+    assert (lo, hi) == pytest.approx((2.5318e-14, 5.5716e-12), rel=1e-4, abs=0)  # issue 22
+
+
 # ---- equal seats ----------------------------------------------------------------------------
 def test_equal_seats_by_hand():
     # expected 25 each: (25 + 25 + 0 + 0) / 25 = 2; chi-square df=3 sf(x) =
@@ -72,9 +121,13 @@ def test_equal_seats_two_seats_by_hand():
 
 
 # ---- pairwise seats -------------------------------------------------------------------------
-def pooled_z(a, b, n):
-    p = (a + b) / (2 * n)
-    return (a / n - b / n) / math.sqrt(p * (1 - p) * 2 / n)
+def exact_p_by_hand(a, b):
+    """Two-sided exact binomial p-value of a v b among the a + b games either won, p = 1/2:
+    by symmetry 2 P(X <= min(a, b)), capped at 1 (math.comb, no scipy)."""
+    m = a + b
+    if m == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(m, i) for i in range(min(a, b) + 1)) / 2 ** m)
 
 
 def holm_by_hand(pvals):
@@ -98,7 +151,8 @@ def test_pairwise_by_hand(wins):
     pairs = [(a, b) for a in range(4) for b in range(a + 1, 4)]
     assert list(zip(df.seat_a, df.seat_b)) == pairs
     assert list(df["diff"]) == pytest.approx([(wins[a] - wins[b]) / n for a, b in pairs])
-    p = [phi_sf2(pooled_z(wins[a], wins[b], n)) for a, b in pairs]
+    assert list(zip(df.wins_a, df.wins_b)) == [(wins[a], wins[b]) for a, b in pairs]
+    p = [exact_p_by_hand(wins[a], wins[b]) for a, b in pairs]
     assert list(df.p_value) == pytest.approx(p, rel=1e-9)
     adj = holm_by_hand(p)
     assert list(df.p_adjusted) == pytest.approx(adj, rel=1e-9)
@@ -106,17 +160,43 @@ def test_pairwise_by_hand(wins):
 
 
 def test_pairwise_first_pair_typed():
-    # 30 vs 20 of 100: pooled 0.25, se = sqrt(.25*.75*.02) = 0.0612372, z = 1.632993
-    row = pairwise_seats([30, 20, 25, 25], 100).iloc[0]
-    assert row.z == pytest.approx(1.632993, abs=1e-6)
-    assert row.p_value == pytest.approx(0.102470, abs=1e-6)
+    # 30 v 20 of the 50 games either won: 2 P(X <= 20 | 50, 1/2) = 0.2026388 (the games the
+    # other seats won or that nobody won do not enter)
+    for n_games in (100, 1000):
+        row = pairwise_seats([30, 20, 25, 25], n_games).iloc[0]
+        assert row.p_value == pytest.approx(0.2026388, abs=1e-7)
 
 
 def test_pairwise_rejects_big_gap_and_handles_zero_pairs():
     df = pairwise_seats([60, 20, 0, 0], 100)
     assert df.reject.iloc[0]                                    # 60 vs 20
     last = df.iloc[-1]                                          # 0 vs 0: no nan
-    assert (last.z, last.p_value, last.reject) == (0.0, 1.0, False)
+    assert (last.p_value, last.reject) == (1.0, False)
+
+
+def test_pairwise_type_one_error_under_equal_seats(monkeypatch):
+    """Equal seats (4 seats at 0.24 each, 4% of games won by nobody), 1,000 games a table,
+    R = 2,000 tables: the share of seat pairs rejected at nominal 5% must lie within 3 binomial
+    standard errors of 5%. One pair's rejection rate over R tables has SE sqrt(.05 .95 / R) =
+    0.49 points; the mean over the 6 (correlated) pairs of a table has at most that SE, so
+    5% +- 1.46 points fails a correct test with probability < 0.3%, while the z-test's 8.95%
+    (issue 22) lies 8 SE above 5%. The exact test's own size here, summed over the binomial
+    of the games either seat won, is 4.49% (conservative by discreteness), inside the band.
+    Holm then keeps the family-wise rate at or below 5% within the same error."""
+    import gc
+
+    monkeypatch.setattr(gc, "collect", lambda *a: 0)   # multipletests collects on every call
+    rng = np.random.default_rng(20261202)
+    R, n = 2000, 1000
+    tables = rng.multinomial(n, [0.24] * 4 + [0.04], size=R)
+    rejected = family = 0
+    for w in tables:
+        df = pairwise_seats(list(w[:4]), n)
+        rejected += int((df.p_value <= 0.05).sum())
+        family += bool(df.reject.any())
+    se = math.sqrt(0.05 * 0.95 / R)
+    assert abs(rejected / (6 * R) - 0.05) <= 3 * se
+    assert family / R <= 0.05 + 3 * se
 
 
 def test_pairwise_other_method():
@@ -201,6 +281,59 @@ def test_sprt_monte_carlo(truth):
     assert abs(asn - expected) <= 0.15 * expected
 
 
+def chunked_streams(p, chunk, n_streams, seed, p0=0.29, p1=0.30):
+    """Decisions of the SPRT class checked once per chunk (as --stop-when-decided does), one
+    stream of binomial chunks each."""
+    rng, s, out = np.random.default_rng(seed), SPRT(p0, p1), []
+    for _ in range(n_streams):
+        k = n = 0
+        d = "continue"
+        while d == "continue":
+            k, n = k + int(rng.binomial(chunk, p)), n + chunk
+            d = s.update(k, n)
+        out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("chunk", [1024, 16384])
+def test_sprt_error_rates_per_chunk_match_monte_carlo(chunk):
+    # the exact rates of the checking interval against 4,000 simulated streams of the class's
+    # own decisions (SE of a rate near 1-3.4% is 0.15-0.29 points; 4 SE allowed)
+    s = SPRT(0.29, 0.30)
+    alpha, beta_ = s.error_rates(chunk)
+    R = 4000
+    a = chunked_streams(0.29, chunk, R, seed=chunk).count("accept_h1") / R
+    b = chunked_streams(0.30, chunk, R, seed=chunk + 1).count("accept_h0") / R
+    assert abs(a - alpha) <= 4 * math.sqrt(alpha * (1 - alpha) / R)
+    assert abs(b - beta_) <= 4 * math.sqrt(beta_ * (1 - beta_) / R)
+
+
+def test_sprt_checked_per_chunk_is_valid_but_conservative():
+    # the example study (experiments/raidboard_seat0_edge.toml: p0 .29, p1 .30, 16,384-game
+    # chunks) decides in one or two looks, so its errors are about 1%, not 5%; checked every
+    # game they come back to Wald's 5% (within his bound alpha / (1 - beta))
+    s = SPRT(0.29, 0.30)
+    alpha, beta_ = s.error_rates(16384)
+    assert 0 < alpha < 0.02 and 0 < beta_ < 0.02
+    a1, b1 = s.error_rates(1)
+    assert 0.04 < a1 <= 0.05 / 0.95 and 0.04 < b1 <= 0.05 / 0.95
+    assert alpha < s.error_rates(1024)[0] < a1                 # the longer the wait, the fewer
+    # per game, the exact rate agrees with the per-game Monte Carlo streams of run_streams
+    outcomes, _ = run_streams(0.5)
+    exact = SPRT(0.5, 0.6).error_rates(1)[0]
+    assert abs(outcomes.count("accept_h1") / len(outcomes) - exact) <= 4 * math.sqrt(
+        exact * (1 - exact) / len(outcomes))
+
+
+def test_stop_help_says_conservative(capsys):
+    from vikingsim.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["experiment", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "conservative" in text and "error_rates" in text
+
+
 # ---- bad input ------------------------------------------------------------------------------
 @pytest.mark.parametrize("call,match", [
     (lambda: interval(11, 10), "k must be in 0..n"),
@@ -225,6 +358,7 @@ def test_sprt_monte_carlo(truth):
     (lambda: SPRT(0.5, 0.6, alpha=0.6, beta=0.5), "alpha \\+ beta"),
     (lambda: SPRT(0.5, 0.6).update(5, 4), "k must be in 0..n"),
     (lambda: SPRT(0.5, 0.6).update(0, 0), "n must be > 0"),
+    (lambda: SPRT(0.5, 0.6).error_rates(0), "chunk must be an int >= 1"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(InputError, match=match):
@@ -232,8 +366,11 @@ def test_bad_input(call, match):
 
 
 def test_interval_matches_scipy_directly():
+    # at small n scipy's root finder and the beta quantiles agree to its tolerance
     ci = binomtest(37, 80).proportion_ci(confidence_level=0.99, method="exact")
-    assert interval(37, 80, "clopper-pearson", 0.99) == (ci.low, ci.high)
+    assert interval(37, 80, "clopper-pearson", 0.99) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    ci = binomtest(37, 80).proportion_ci(confidence_level=0.99, method="wilson")
+    assert interval(37, 80, "wilson", 0.99) == (ci.low, ci.high)
 
 
 def test_public_stats_module_is_the_tested_one():

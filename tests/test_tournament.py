@@ -1,12 +1,16 @@
 """`vikingsim tournament` (vikingsim/studies/tournament.py): lineup scheme, matrix shape and
 symmetry, common seeds, ratings against the library fit, files, and bad input."""
+import errno
 import json
 import math
+import os
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from statsmodels.stats.proportion import proportion_confint
 
 from vikingsim.cli import main
 from vikingsim.core import runner
@@ -73,15 +77,48 @@ def test_four_seat_matrix_diagonal_fair_and_lineups_sum(four_seat):
     assert ((p["ci_lo"] <= p["win_rate"]) & (p["win_rate"] <= p["ci_hi"])).all()
     # seats: every seat sees every policy equally often; the rates add up to 1
     assert math.isclose(t.seats["win_rate"].sum(), 1.0)
-    # ... pooled over all m^2 K lineups of the plan, a vs a counted K times (once per rotation)
-    wins = t.lineups.set_index(["lineup", "seat"])["wins"]
-    names = ["greedy", "lookahead(settle_value=20.0)"]
-    plan = T.lineup_plan(2, 4)
+    # ... pooled over the 2 + 2 x 4 = 10 distinct lineups, a vs a once (not once per rotation)
+    wins = t.lineups.groupby("seat")["wins"].sum()
+    assert t.lineups["lineup_id"].nunique() == 10
     for seat in range(4):
-        want = sum(wins[(" | ".join(names[p] for p in lu), seat)] for *_, lu in plan)
-        assert t.seats.loc[seat, "wins"] == want and t.seats.loc[seat, "games"] == 16 * N
+        assert t.seats.loc[seat, "wins"] == wins[seat] and t.seats.loc[seat, "games"] == 10 * N
     assert t.summary()["first_seat"]["seat"] == 0
     assert set(t.pairs["opponent"]) == {"greedy", "lookahead(settle_value=20.0)"}
+
+
+class _Fixed:
+    """A stand-in for ``runner.simulate``: seat wins fixed by the lineup, to count by hand."""
+
+    def __init__(self, same, mixed):
+        self.same, self.mixed, self.calls = same, mixed, []
+
+    def __call__(self, game, n, **kw):
+        pol = kw["policies"]
+        self.calls.append(tuple(pol))
+        wins = self.same if len(set(pol)) == 1 else self.mixed
+        return SimpleNamespace(summary={"win_rate": [w / n for w in wins]})
+
+
+@pytest.mark.parametrize("k, same, mixed, lineups, want", [
+    # 3 seats, 2 policies: 2 lineups a-a-a (wins 5, 3, 2 of 10) + 2 x 3 rotations of one a
+    # among two b's (4, 3, 3): seat 0 wins 2*5 + 6*4 = 34, seat 1 2*3 + 6*3 = 24, seat 2
+    # 2*2 + 6*3 = 22, of 8 x 10 = 80 games. (Counting a-a-a once per rotation made it 54, 36,
+    # 30 of 120.)
+    (3, [5, 3, 2], [4, 3, 3], 8, [34, 24, 22]),
+    # 2 seats: a-a, b-b (6, 4) and a-b, b-a (5, 4; one game truncated), each lineup once:
+    # seat 0 2*6 + 2*5 = 22, seat 1 2*4 + 2*4 = 16 of 40 (not 44, 32 of 80)
+    (2, [6, 4], [5, 4], 4, [22, 16]),
+])
+def test_seat_table_counts_each_lineup_once(monkeypatch, k, same, mixed, lineups, want):
+    fake = _Fixed(same, mixed)
+    monkeypatch.setattr(runner, "simulate", fake)
+    t = T.run_tournament("raidboard", "greedy,random", players=k, n=10, seed=1, threads=1)
+    assert len(fake.calls) == len(set(fake.calls)) == lineups
+    assert list(t.seats["wins"]) == want
+    assert (t.seats["games"] == 10 * lineups).all() and t.games_played == 10 * lineups
+    for s, w in enumerate(want):                       # Wilson, by statsmodels
+        lo, hi = proportion_confint(w, 10 * lineups, alpha=0.05, method="wilson")
+        assert t.seats.loc[s, ["ci_lo", "ci_hi"]].tolist() == pytest.approx([lo, hi], abs=1e-12)
 
 
 def test_truncated_games_count_for_nobody():
@@ -98,6 +135,41 @@ def test_truncated_games_count_for_nobody():
         assert r["wins"] + r["field_wins"] == sum(decided[lu] for lu in lus)
     m = t.matrix.to_numpy()
     assert math.isclose(m[0, 0], decided["greedy | greedy | greedy"] / 200 / 3)
+
+
+def test_all_truncated_says_once_that_nothing_was_decided(capsys):
+    # max_rounds=1: no raid board game reaches 100 Gold in one round, so every game of every
+    # lineup is truncated: one warning (not one per lineup), no pair verdict, no rating note
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=30, seed=2, threads=1,
+                         options={"max_rounds": 1})
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "nothing was decided: all 240 games" in err
+    assert t.decided == 0 and t.pairs["beats"].isna().all()
+    assert t.notes == [] and len(t.warnings) == 1 and t.summary()["warnings"] == t.warnings
+    text = T.format_text(t)
+    for verdict in ("beats", "loses to", "~", "nan"):
+        assert verdict not in text
+    assert "no game was decided" in text
+
+
+def test_cli_all_truncated_one_warning_line(tmp_path, capsys):
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "2",
+               "-n", "20", "--threads", "1", "--set", "max_rounds=1", "--out", str(tmp_path / "t")])
+    out, err = capsys.readouterr()
+    assert rc == 0 and err.count("\n") == 1 and "nothing was decided" in err
+    assert "loses to" not in out and "no game was decided" in out
+
+
+def test_some_lineups_truncated_have_no_verdict(monkeypatch, capsys):
+    # a stand-in: every game of the lineups a-a-a is truncated, the mixed ones are decided
+    monkeypatch.setattr(runner, "simulate", _Fixed([0, 0, 0], [4, 3, 3]))
+    t = T.run_tournament("raidboard", "greedy,random", players=3, n=10, seed=1, threads=1)
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "every game of 2 of 8 lineups" in err
+    diag = t.pairs["policy"] == t.pairs["opponent"]
+    assert t.pairs.loc[diag, "beats"].isna().all() and t.pairs.loc[~diag, "beats"].notna().all()
+    lines = [x for x in T.format_text(t).splitlines() if x.startswith("  ") and " vs " in x]
+    assert [("no decided game" in x) for x in lines] == list(diag)
 
 
 def test_every_lineup_uses_the_same_seed(monkeypatch):
@@ -203,6 +275,72 @@ def test_files_are_written(two_seat, tmp_path):
     lu = pd.read_parquet(tmp_path / "t" / "lineups.parquet")
     assert lu.equals(two_seat.lineups)
     assert json.loads((tmp_path / "t" / "tournament.json").read_text())["players"] == 2
+
+
+def _full_disk(monkeypatch):
+    """The disk fills up midway: the 5th of the 7 files (lineups.parquet) cannot be written."""
+    def no_space(self, path, *a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", no_space)
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_full_disk_leaves_the_earlier_tournament_whole(two_seat, four_seat, tmp_path,
+                                                       monkeypatch):
+    out = tmp_path / "t"
+    two_seat.write(out)
+    before = _snapshot(out)
+    _full_disk(monkeypatch)
+    with pytest.raises(InputError, match="No space left on device"):
+        four_seat.write(out)
+    assert _snapshot(out) == before                   # every file the old tournament's
+    assert [p.name for p in tmp_path.iterdir()] == ["t"]   # no temp folder left behind
+    monkeypatch.undo()
+    four_seat.write(out)                              # a whole new set replaces the old
+    assert json.loads((out / "tournament.json").read_text())["players"] == 4
+    assert set(_snapshot(out)) == set(T.FILES) and [p.name for p in tmp_path.iterdir()] == ["t"]
+
+
+def test_full_disk_on_a_new_folder_leaves_nothing(two_seat, tmp_path, monkeypatch):
+    _full_disk(monkeypatch)
+    with pytest.raises(InputError, match="No space left on device"):
+        two_seat.write(tmp_path / "new")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_full_disk_is_one_line_exit_2(two_seat, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "t"
+    two_seat.write(out)
+    before = _snapshot(out)
+    _full_disk(monkeypatch)
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "3",
+               "-n", "20", "--threads", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "No space left on device" in err
+    assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: (d / "f").write_text("x") and d / "f", "is a file, not a folder"),
+    (lambda d: (d / "f").write_text("x") and d / "f" / "sub", "is a file"),
+    (lambda d: d / ("x" * 300), "File name too long"),
+    (lambda d: d / ("x" * 300) / "sub", "File name too long"),
+    (lambda d: (d / "mine").mkdir() or (d / "mine" / "notes.txt").write_text("keep") and
+     d / "mine", "holds files that are not a tournament's (notes.txt)"),
+])
+def test_bad_out_is_refused_before_any_game(make, words, tmp_path, capsys, monkeypatch):
+    played = []
+    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    out = make(tmp_path)
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and words in err and err.count("\n") == 1 and not played
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before      # nothing made, nothing lost
 
 
 def test_cli_json_and_out(tmp_path, capsys):

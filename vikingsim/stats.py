@@ -4,9 +4,11 @@ Everything here comes from the libraries that own it (scipy.stats, statsmodels) 
 sequential test, which no maintained library offers; the implementations and their tests
 live in ``vikingsim/core/balance_stats.py``:
 
-- ``interval(k, n, method="wilson"|"exact")``: binomial interval (scipy.stats.binomtest);
+- ``interval(k, n, method="wilson"|"clopper-pearson")``: binomial interval (scipy.stats:
+  binomtest for Wilson, beta quantiles for Clopper-Pearson);
 - ``equal_seats_test(wins, n_games)``: chi-square test that every seat wins equally often;
-- ``pairwise_seats(wins, n_games, method="holm")``: seat-vs-seat tests, multiplicity-corrected
+- ``pairwise_seats(wins, n_games, method="holm")``: seat-vs-seat exact binomial tests on the
+  games either seat won (scipy.stats.binomtest), multiplicity-corrected
   (statsmodels.stats.multitest);
 - ``games_needed(p1, p2, power, alpha)``: games per arm to detect p1 vs p2
   (statsmodels.stats.power);

@@ -79,7 +79,8 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
              policies=None, options: dict | None = None, threads: int | None = None,
              chunk_blocks: int = 1, reference: bool = False, progress: bool = False,
              keep="auto", parquet=None, rule_columns: bool = False, announce: bool = False,
-             segment_games: int | None = None, **option_kwargs) -> Result:
+             segment_games: int | None = None, warn_truncated: bool = True,
+             **option_kwargs) -> Result:
     """Play ``n`` games of ``game`` and return a :class:`Result`.
 
     Parameters
@@ -119,6 +120,9 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
         game has taken ``config.COMPILE_NOTICE_S``.
     segment_games : int, optional
         Games per segment (default ``config.SEGMENT_GAMES``; results do not depend on it).
+    warn_truncated : bool
+        Warn on stderr when every game hit the safety cap (callers that run many lineups,
+        like ``tournament``, turn it off and warn once themselves).
 
     Examples
     --------
@@ -158,7 +162,8 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
         if writer is not None:
             writer.abort()
         raise
-    _warn_if_all_truncated(res)
+    if warn_truncated:
+        _warn_if_all_truncated(res)
     return res
 
 

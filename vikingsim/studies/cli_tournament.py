@@ -8,7 +8,8 @@ HELP = "policies against each other, seats rotated on common seeds: win-rate mat
 EXAMPLES = """scheme: for each ordered pair (a, b), one a among K-1 b's, a rotated over all K seats;
 every lineup plays the same -n games (same seed); "a beats b" = a wins more than 1/K of them.
 writes pairs.csv, matrix.csv, seats.csv, ratings.csv, lineups.parquet, tournament.json and
-heatmap.png to --out (default results/tournament-GAME/).
+heatmap.png to --out (default results/tournament-GAME/) as one set: the folder is replaced
+whole (a new, empty or earlier tournament's folder; checked before any game is played).
 
 examples:
   vikingsim tournament raidboard --policies greedy,random,lookahead --players 2 -n 20000
@@ -30,7 +31,8 @@ def add_arguments(p) -> None:
                    help="set a game option (repeatable)")
     p.add_argument("--threads", type=int, default=None, help="worker threads (default: all)")
     p.add_argument("--out", default=None, metavar="DIR",
-                   help="folder for the tables and heatmap (default results/tournament-GAME/)")
+                   help="folder for the tables and heatmap, replaced whole (default "
+                   "results/tournament-GAME/)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -39,13 +41,10 @@ def run(args) -> int:
 
     from vikingsim.cli import _print_json
     from vikingsim.core.options import parse_assignments
-    from vikingsim.studies.tournament import format_text, run_tournament
-
-    from vikingsim.core.errors import InputError
+    from vikingsim.studies.tournament import check_out, format_text, run_tournament
 
     out = Path(args.out if args.out is not None else f"results/tournament-{args.game}")
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {str(out)!r} is a file, not a folder")
+    check_out(out)                                      # before any game is played
     t = run_tournament(args.game, args.policies, players=args.players, n=args.n,
                        seed=args.seed, options=parse_assignments(args.sets),
                        threads=args.threads)

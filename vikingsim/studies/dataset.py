@@ -92,6 +92,48 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def write_folder(out, files: dict) -> list[Path]:
+    """A result set written as a whole: ``files`` maps each name to ``write(path)``; all are
+    written into a hidden temp folder beside ``out`` (same parent, so the same file system),
+    each file and the folder fsynced, then the folder renamed to ``out``. An existing ``out``
+    is first renamed aside and removed only once the new one is in place, so ``out`` always
+    holds one whole result set, the old or the new (a crash between the two renames leaves
+    the old one under its hidden ``.<name>.*.old`` name). Any failure (a full disk, Ctrl-C)
+    removes the temp folder and leaves ``out`` as it was."""
+    import shutil
+    import tempfile
+
+    given = Path(out)
+    out = Path(os.path.abspath(given))
+    parent = out.parent
+    stem = f".{out.name[:40]}."
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=stem, suffix=".tmp", dir=parent))
+    try:
+        for name, write in files.items():
+            write(tmp / name)
+            with open(tmp / name, "rb") as f:
+                os.fsync(f.fileno())
+        _fsync_dir(tmp)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=stem, suffix=".old", dir=parent))
+            os.replace(out, old)                 # onto the empty placeholder folder
+            try:
+                os.rename(tmp, out)
+            except BaseException:
+                os.replace(old, out)
+                raise
+            _fsync_dir(parent)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+        _fsync_dir(parent)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return [given / name for name in files]
+
+
 def write_json(path, obj) -> Path:
     text = json.dumps(obj, indent=1, default=str)
     return atomic_write(path, lambda p: Path(p).write_text(text))

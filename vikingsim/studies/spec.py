@@ -23,7 +23,8 @@ A study file names one game and what is held fixed, then a grid of knobs to vary
     a = "jarl"                       # the cells are grid x cases
     b = "huskarl"
 
-    [stop]                           # hypothesis of --stop-when-decided (Wald SPRT per cell)
+    [stop]                           # hypothesis of --stop-when-decided (Wald SPRT per cell,
+                                     # checked per chunk: conservative, see SPRT.error_rates)
     metric = "win_rate[0]"           # a proportion of the summary, [seat] for per-seat lists
     p0 = 0.25
     p1 = 0.27

@@ -16,8 +16,10 @@ Measures:
   Wilson 95% intervals (``core.balance_stats.interval``) over the K·n games, treated as
   independent (the K rotations of one seed share dice streams; on the raid board their
   focal wins correlate at about 0.003, see docs/balancing.md).
-- Seat win rates over all m²·K lineups (each policy sits in each seat equally often): the
-  first-seat win rate is that of seat 0, or of the game's ``first_seat`` option if it has one.
+- Seat win rates over the distinct lineups, each counted once (its n games were played once;
+  the K rotations of a among a's are one lineup): each policy still sits in each seat equally
+  often. The first-seat win rate is that of seat 0, or of the game's ``first_seat`` option if
+  it has one.
 - Ratings: a Bradley-Terry / Luce model of the winner, P(a wins | a among K-1 b's, decided) =
   pi_a / (pi_a + (K-1) pi_b), fitted as a binomial GLM (statsmodels) on the off-diagonal cells
   with offset -log(K-1); ratings theta = log pi centred to mean 0 with 95% intervals from the
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,12 +39,15 @@ import pandas as pd
 
 from vikingsim.core import config
 from vikingsim.core.balance_stats import interval
-from vikingsim.core.errors import InputError
+from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
 
 ELO_PER_UNIT = 400.0 / math.log(10.0)
 Z95 = 1.959963984540054
 MAX_LINEUPS = 5_000
+#: The result set ``Tournament.write`` puts in ``--out``, in the order written.
+FILES = ("pairs.csv", "matrix.csv", "seats.csv", "ratings.csv", "lineups.parquet",
+         "tournament.json", "heatmap.png")
 
 
 # ---- input ---------------------------------------------------------------------------------
@@ -125,6 +131,12 @@ class Tournament:
     first_seat: int = 0
     games_played: int = 0
     notes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)     # already printed on stderr
+
+    @property
+    def decided(self) -> int:
+        """Games won by someone, over the distinct lineups (truncated games are nobody's)."""
+        return int(self.lineups["wins"].sum())
 
     @property
     def matrix(self) -> pd.DataFrame:
@@ -148,19 +160,16 @@ class Tournament:
                            "win_rate_ci": [float(first["ci_lo"]), float(first["ci_hi"])]},
             "seats": self.seats.to_dict(orient="records"),
             "ratings": self.ratings.to_dict(orient="records"),
-            "notes": self.notes,
+            "notes": self.notes, "warnings": self.warnings,
         }
 
     def write(self, out_dir) -> list[Path]:
-        """CSV and Parquet tables, the summary JSON and a heatmap PNG in ``out_dir``."""
-        from vikingsim.core.results import _atomic_write
+        """CSV and Parquet tables, the summary JSON and a heatmap PNG, as one result set that
+        replaces ``out_dir`` whole (``dataset.write_folder``): a failure midway, such as a full
+        disk, leaves the folder as it was."""
+        from vikingsim.studies.dataset import write_folder
 
-        out = Path(out_dir)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise InputError(f"cannot create --out folder {str(out)!r}: {e.strerror or e}") \
-                from None
+        check_out(out_dir)
         files = {
             "pairs.csv": lambda p: self.pairs.to_csv(p, index=False),
             "matrix.csv": lambda p: self.matrix.to_csv(p),
@@ -171,11 +180,50 @@ class Tournament:
                 _clean(self.summary()), indent=1)),
             "heatmap.png": lambda p: heatmap(self, p),
         }
-        paths = []
-        for name, write in files.items():
-            _atomic_write(out / name, write)
-            paths.append(out / name)
-        return paths
+        assert tuple(files) == FILES
+        try:
+            return write_folder(out_dir, files)
+        except OSError as e:
+            raise InputError(f"cannot write --out {str(out_dir)!r}: {e.strerror or e} (the folder "
+                             f"is as it was)") from None
+
+
+def check_out(out) -> Path:
+    """Before any game is played: ``out`` can take a tournament's result set. It is a new
+    folder, an empty one or an earlier tournament's (it is replaced whole, so a folder holding
+    other files is refused), and a temp folder can be created beside it."""
+    given = Path(out)
+    path = Path(os.path.abspath(given))
+    if not path.name or path.name == "..":
+        raise InputError(f"--out {str(given)!r}: give a folder name")
+    try:
+        if path.exists():
+            if not path.is_dir():
+                raise InputError(f"--out {str(given)!r} is a file, not a folder")
+            other = sorted(p.name for p in path.iterdir() if p.name not in FILES)
+            if other:
+                raise InputError(
+                    f"--out {str(given)!r} holds files that are not a tournament's "
+                    f"({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}); the result "
+                    f"set replaces the folder whole: give a new, empty or earlier tournament's "
+                    f"folder")
+        _probe_parent(path, given)
+    except OSError as e:
+        raise InputError(f"cannot write --out {str(given)!r}: {e.strerror or e}") from None
+    return path
+
+
+def _probe_parent(path: Path, given: Path) -> None:
+    """The nearest existing ancestor is a folder that takes a temp folder (a name too long
+    for the file system fails in ``exists`` already, as an OSError)."""
+    import tempfile
+
+    anc = path.parent
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"cannot create --out {str(given)!r}: {str(anc)!r} is a file")
+    os.rmdir(tempfile.mkdtemp(prefix=".vikingsim-probe.", dir=anc))
 
 
 def _clean(obj):
@@ -209,20 +257,37 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     for lu in distinct:                                   # every lineup valid before any game
         spec.setup(opts, [labels[i] for i in lu], k)
     wins = {}
-    for lu in distinct:
+    for lu in distinct:                  # truncation is reported once, below, not per lineup
         res = simulate(spec, n, seed=seed, players=k, policies=[labels[i] for i in lu],
-                       options=opts, threads=threads, keep=False)
+                       options=opts, threads=threads, keep=False, warn_truncated=False)
         wins[lu] = [int(round(w * n)) for w in res.summary["win_rate"]]
     first = int(opts.get("first_seat", 0))               # seat 0 unless the game says otherwise
     t = Tournament(spec.name, labels, k, n, seed, opts,
                    lineups=_lineup_table(labels, distinct, wins, n),
                    pairs=_pair_table(labels, plan, wins, n, k),
-                   seats=_seat_table(plan, wins, n, k),
+                   seats=_seat_table(distinct, wins, n, k),
                    ratings=pd.DataFrame(), first_seat=first, games_played=n * len(distinct))
     t.ratings, note = fit_ratings(t.pairs, labels, k)
-    if note:
+    undecided = _undecided_note(distinct, wins, n)
+    if undecided:                               # said once, on stderr; kept in the summary
+        warn(undecided)
+        t.warnings.append(undecided)
+    if note and t.decided:                      # nothing decided: the warning says it all
         t.notes.append(note)
     return t
+
+
+def _undecided_note(distinct, wins, n) -> str | None:
+    """One sentence when every game of some (or all) lineups hit the safety cap."""
+    empty = sum(1 for lu in distinct if sum(wins[lu]) == 0)
+    cap = "raise the cap option (max_rounds / max_rolls / max_turns) or check the options"
+    if empty == len(distinct):
+        return (f"nothing was decided: all {n * len(distinct):,} games hit the safety cap "
+                f"(truncated, no result), so no pair has a verdict and no policy a rating; {cap}")
+    if empty:
+        return (f"every game of {empty} of {len(distinct)} lineups hit the safety cap (truncated, "
+                f"no result): a cell with no decided game has no verdict; {cap}")
+    return None
 
 
 def _ci(k: int, n: int) -> tuple[float, float]:
@@ -254,16 +319,17 @@ def _pair_table(labels, plan, wins, n, k) -> pd.DataFrame:
         lo, hi = _ci(fw, games)
         rows.append({"policy": labels[a], "opponent": labels[b], "wins": fw,
                      "field_wins": other, "games": games, "win_rate": fw / games,
-                     "ci_lo": lo, "ci_hi": hi, "fair": 1.0 / k,
-                     "beats": bool(fw / games > 1.0 / k)})
+                     "ci_lo": lo, "ci_hi": hi, "fair": 1.0 / k,      # no verdict if undecided
+                     "beats": bool(fw / games > 1.0 / k) if fw + other else None})
     return pd.DataFrame(rows)
 
 
-def _seat_table(plan, wins, n, k) -> pd.DataFrame:
+def _seat_table(distinct, wins, n, k) -> pd.DataFrame:
+    """Seat wins over the distinct lineups, each once: n games per lineup actually played."""
     seat_w = np.zeros(k, np.int64)
-    for *_, lu in plan:
+    for lu in distinct:
         seat_w += np.asarray(wins[lu], np.int64)
-    games = n * len(plan)
+    games = n * len(distinct)
     rows = []
     for s in range(k):
         lo, hi = _ci(int(seat_w[s]), games)
@@ -369,12 +435,17 @@ def format_text(t: Tournament) -> str:
              f"scheme: one policy a among {t.players - 1} x b, a rotated over every seat; "
              f"win rate = share of games a wins (fair {fair:.4f})", "win-rate matrix (row a vs "
              "column b) with 95% Wilson intervals:"]
+    if not t.decided:                            # no verdicts, seats or ratings to show
+        return "\n".join([*lines[:2], "no game was decided (every one truncated): no verdicts, "
+                          "seat rates or ratings"])
     width = max(len(p) for p in t.policies)
     for _, r in t.pairs.iterrows():
-        mark = "beats" if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~"
+        mark = ("no decided game" if r["wins"] + r["field_wins"] == 0 else "beats"
+                if r["ci_lo"] > fair else "loses to" if r["ci_hi"] < fair else "~")
         lines.append(f"  {r['policy']:<{width}} vs {r['opponent']:<{width}}  "
                      f"{r['win_rate']:.4f}  [{r['ci_lo']:.4f}, {r['ci_hi']:.4f}]  {mark}")
-    lines.append("seat win rates (over all lineups):")
+    lines.append(f"seat win rates (over the {t.lineups['lineup_id'].nunique():,} distinct "
+                 f"lineups, each once):")
     for _, r in t.seats.iterrows():
         tag = "  <- first seat" if int(r["seat"]) == t.first_seat else ""
         lines.append(f"  seat {int(r['seat'])}: {r['win_rate']:.4f}  "
