@@ -2,19 +2,14 @@
 
 Intervals and the equal-seats test come from scipy, pairwise tests, multiple-testing correction
 and sample-size planning from statsmodels. Only the SPRT is written by hand (no maintained
-library has it). Bad input raises ``InputError`` naming the problem.
+library has it). Bad input raises ``InputError`` naming the problem. scipy, statsmodels and
+pandas are imported inside the functions that use them, so ``import vikingsim`` stays light.
 """
 from __future__ import annotations
 
 import math
 from itertools import combinations
 from typing import NamedTuple
-
-import pandas as pd
-from scipy.stats import binomtest, chisquare
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize, proportions_ztest
 
 from vikingsim.core.errors import InputError
 
@@ -50,6 +45,8 @@ def _check_wins(wins, n_games: int) -> list[int]:
 # ---- intervals and tests --------------------------------------------------------------------
 def interval(k: int, n: int, method: str = "wilson", level: float = 0.95) -> tuple[float, float]:
     """Confidence interval for k successes in n trials: "wilson" or "clopper-pearson" (exact)."""
+    from scipy.stats import binomtest
+
     _check_counts(k, n)
     _check_open01("level", level)
     if method not in _CI_METHODS:
@@ -66,6 +63,8 @@ class SeatTest(NamedTuple):
 
 def equal_seats_test(wins: list[int], n_games: int) -> SeatTest:
     """Chi-square goodness of fit: every seat wins 1/k of the decided games (draws excluded)."""
+    from scipy.stats import chisquare
+
     wins = _check_wins(wins, n_games)
     if sum(wins) == 0:
         raise InputError("no decided games: sum(wins) is 0")
@@ -76,6 +75,8 @@ def equal_seats_test(wins: list[int], n_games: int) -> SeatTest:
 def _ztest_p(a: int, b: int, n: int) -> tuple[float, float]:
     """Pooled two-proportion z-test of a/n vs b/n; (z, p). A pooled rate of 0 or 1 means both
     rates are equal with zero variance: z = 0, p = 1 (statsmodels would give nan)."""
+    from statsmodels.stats.proportion import proportions_ztest
+
     if a + b in (0, 2 * n):
         return 0.0, 1.0
     z, p = proportions_ztest([a, b], [n, n])
@@ -89,6 +90,9 @@ def pairwise_seats(wins: list[int], n_games: int, method: str = "holm",
 
     Caveat: the z-test treats the two seats' win counts as independent samples; seats of the same
     games are negatively correlated (multinomial), so its p-values are somewhat too small."""
+    import pandas as pd
+    from statsmodels.stats.multitest import multipletests
+
     wins = _check_wins(wins, n_games)
     _check_open01("alpha", alpha)
     rows = []
@@ -112,6 +116,9 @@ def games_needed(p1: float, p2: float, power: float = 0.8, alpha: float = 0.05,
     """Games per arm for a two-sided test at ``alpha`` to detect p1 vs p2 with ``power``
     (normal approximation on Cohen's h). ``two_sample=True``: two independent arms of that many
     games each; ``two_sample=False``: one arm tested against the fixed rate p2."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+
     for name, x in (("p1", p1), ("p2", p2), ("power", power), ("alpha", alpha)):
         _check_open01(name, x)
     if p1 == p2:
