@@ -127,3 +127,27 @@ def test_resume_refuses_after_the_catalog_was_edited(tmp_path):
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert "cannot resume" in lines[0] and "my_cards.toml" in lines[0]
     assert "has changed" in lines[0]
+
+
+def test_a_studys_policy_files_are_read_beside_it_and_recorded(tmp_path, monkeypatch):
+    """``policies`` and a ``policy.<seat>`` knob naming files relative to the study file (read
+    there whatever the working folder); every seat that names one has its record."""
+    from vikingsim.studies.plan import plan_cells, study_hash
+    from vikingsim.studies.spec import load_study
+
+    (tmp_path / "pol.toml").write_text('name = "lookahead"\n')
+    (tmp_path / "rnd.toml").write_text('name = "random"\n')
+    study = tmp_path / "s.toml"
+    study.write_text('name = "p"\ngame = "raidboard"\ngames = 4\nseed = 1\nplayers = 3\n'
+                     'policies = ["pol.toml", "greedy", "greedy"]\n'
+                     '[grid]\n"policy.2" = ["greedy", "rnd.toml"]\n')
+    monkeypatch.chdir(ROOT)
+    cells = plan_cells(load_study(study))
+    pol = {"path": "pol.toml", "sha256": sha(tmp_path / "pol.toml")}
+    assert cells[0].files == {"policy.0": pol}
+    assert cells[1].files == {"policy.0": pol, "policy.2": {"path": "rnd.toml",
+                                                            "sha256": sha(tmp_path / "rnd.toml")}}
+    assert cells[0].policies == ("lookahead", "greedy", "greedy")
+    before = study_hash(load_study(study), cells, 4096, "1")
+    (tmp_path / "rnd.toml").write_text('name = "random"\n# edited\n')
+    assert study_hash(load_study(study), plan_cells(load_study(study)), 4096, "1") != before
