@@ -27,3 +27,17 @@ def test_d6_loop_draws_fair_dice():
     total = loop(np.random.default_rng(5), 600_000)
     # mean 3.5, sd of one d6 sqrt(35/12): the sum of 6e5 is within 4 SE of 2.1e6
     assert abs(total - 2_100_000) <= 4 * (35 / 12 * 600_000) ** 0.5
+
+
+def test_compile_timing_runs_fresh_processes(monkeypatch, capsys):
+    """``bench --compile`` plumbing (the child processes start, set up, play, report; plain
+    Python here, so nothing is compiled and no figure is checked) and its bad input."""
+    from vikingsim.cli import main
+
+    monkeypatch.setenv("VIKINGSIM_DISABLE_JIT", "1")
+    rows = bench.bench_compile(["raidboard"])
+    assert [r["game"] for r in rows] == ["raidboard"] and rows[0]["players"] == 4
+    assert all(rows[0][k] >= 0 for k in ("compile_s", "compile_cpu_s", "cached_s"))
+    assert "| raidboard | defaults, 4 players |" in bench.markdown_compile(rows)
+    assert main(["bench", "--compile", "--exact"]) == 2
+    assert "not both" in capsys.readouterr().err

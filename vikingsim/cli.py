@@ -47,7 +47,8 @@ EXAMPLES = {
   vikingsim bench raidboard --seconds 3 --repeats 5
   vikingsim bench battle878 --set runes_prayer=true --policy greedy   # one configuration
   vikingsim bench battle878 --exact --set norsemen=5 --set berserkers=5 --set fyrd=4
-  vikingsim bench --json""",
+  vikingsim bench --json
+  vikingsim bench --compile            # first run with an empty cache, per game (minutes)""",
 }
 
 
@@ -206,6 +207,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="POLICY", help="policies of the configuration (one game)")
     b.add_argument("--exact", action="store_true",
                    help="time the exact solver (vikingsim odds) instead of the kernels")
+    b.add_argument("--compile", action="store_true",
+                   help="time each game's first run with an empty numba cache (compiling) "
+                   "and its start from the cache, in fresh processes")
     for name in STUDY_COMMANDS:
         mod = _study_module(name)
         mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.HELP,
@@ -349,21 +353,31 @@ def _cmd_trace(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from vikingsim.core.bench import bench, bench_exact, markdown_exact, markdown_table
+    from vikingsim.core import bench as B
 
     options = parse_assignments(args.sets) if args.sets else None
+    if args.exact and args.compile:
+        raise InputError("give --exact or --compile, not both")
+    if args.compile:
+        rows = B.bench_compile(args.games or None, options=options, players=args.players,
+                               policies=args.policies or None)
+        if args.json:
+            _print_json({"bench": rows})
+        else:
+            print(B.markdown_compile(rows))
+        return 0
     if args.exact:
         if args.players is not None or args.policies:
             raise InputError("--exact times the exact solver, which takes no --players or "
                              "--policy")
-        rows = bench_exact(args.games or None, repeats=args.repeats, options=options)
+        rows = B.bench_exact(args.games or None, repeats=args.repeats, options=options)
     else:
-        rows = bench(args.games or None, seconds=args.seconds, repeats=args.repeats,
+        rows = B.bench(args.games or None, seconds=args.seconds, repeats=args.repeats,
                      options=options, players=args.players, policies=args.policies or None)
     if args.json:
         _print_json({"bench": rows})
     else:
-        print((markdown_exact if args.exact else markdown_table)(rows))
+        print((B.markdown_exact if args.exact else B.markdown_table)(rows))
     return 0
 
 

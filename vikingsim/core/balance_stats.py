@@ -2,7 +2,8 @@
 
 Intervals, the equal-seats test and the pairwise exact binomial tests come from scipy;
 multiple-testing correction and sample-size planning from statsmodels. Only the SPRT is
-written by hand (no maintained library has it). Bad input raises ``InputError`` naming the problem.
+written by hand (no maintained library has it). Bad input raises ``InputError`` naming the problem. scipy, statsmodels
+and pandas are imported inside the functions that use them, so ``import vikingsim`` stays light.
 """
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
-from scipy.stats import beta, binom, binomtest, chisquare
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize
 
 from vikingsim.core.errors import InputError
 
@@ -51,6 +47,7 @@ def _check_wins(wins, n_games: int) -> list[int]:
 # ---- intervals and tests --------------------------------------------------------------------
 def interval(k: int, n: int, method: str = "wilson", level: float = 0.95) -> tuple[float, float]:
     """Confidence interval for k successes in n trials: "wilson" or "clopper-pearson" (exact)."""
+    from scipy.stats import binomtest
     _check_counts(k, n)
     _check_open01("level", level)
     if method not in _CI_METHODS:
@@ -66,6 +63,7 @@ def _clopper_pearson(k: int, n: int, level: float) -> tuple[float, float]:
     scipy's ``binomtest(...).proportion_ci("exact")`` finds the same bounds with a root finder
     whose absolute tolerance (~2e-12) swamps them at huge n (k=1, n=1e12 gave a lower bound
     of 0); ``beta.ppf`` inverts the incomplete beta function to full relative precision."""
+    from scipy.stats import beta
     tail = (1.0 - level) / 2.0
     lo = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
     hi = 1.0 if k == n else float(beta.ppf(1.0 - tail, k + 1, n - k))
@@ -80,6 +78,7 @@ class SeatTest(NamedTuple):
 
 def equal_seats_test(wins: list[int], n_games: int) -> SeatTest:
     """Chi-square goodness of fit: every seat wins 1/k of the decided games (draws excluded)."""
+    from scipy.stats import chisquare
     wins = _check_wins(wins, n_games)
     if sum(wins) == 0:
         raise InputError("no decided games: sum(wins) is 0")
@@ -90,6 +89,7 @@ def equal_seats_test(wins: list[int], n_games: int) -> SeatTest:
 def _exact_p(a: int, b: int) -> float:
     """Two-sided exact binomial p-value of a wins against b among the a + b games either won
     (1 when neither won a game: nothing to compare)."""
+    from scipy.stats import binomtest
     return 1.0 if a + b == 0 else float(binomtest(a, a + b, 0.5).pvalue)
 
 
@@ -105,6 +105,8 @@ def pairwise_seats(wins: list[int], n_games: int, method: str = "holm",
     two seats are equal. (A two-proportion z-test would treat the two seats as independent
     samples; their counts are negatively correlated, and it rejected 8.95% of equal pairs at
     nominal 5% with 4 seats.)"""
+    import pandas as pd
+    from statsmodels.stats.multitest import multipletests
     wins = _check_wins(wins, n_games)
     _check_open01("alpha", alpha)
     rows = []
@@ -127,6 +129,8 @@ def games_needed(p1: float, p2: float, power: float = 0.8, alpha: float = 0.05,
     """Games per arm for a two-sided test at ``alpha`` to detect p1 vs p2 with ``power``
     (normal approximation on Cohen's h). ``two_sample=True``: two independent arms of that many
     games each; ``two_sample=False``: one arm tested against the fixed rate p2."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
     for name, x in (("p1", p1), ("p2", p2), ("power", power), ("alpha", alpha)):
         _check_open01(name, x)
     if p1 == p2:
@@ -174,6 +178,7 @@ class SPRT:
 
     def _wrong_rate(self, p: float, chunk: int, tol: float) -> tuple[float, float]:
         """(P(accept H1), P(accept H0)) at true rate p, one check every ``chunk`` games."""
+        from scipy.stats import binom
         step = binom.pmf(np.arange(chunk + 1), chunk, p)
         dist, k0, n, h1, h0 = np.array([1.0]), 0, 0, 0.0, 0.0   # P(wins = k0 + i, undecided)
         while dist.sum() > tol:

@@ -11,6 +11,12 @@ untimed. The reference plays a prefix of the same seed's games. Configurations: 
 instead: the first call of the process apart (it loads or compiles the solver), then the
 median and maximum of ``repeats`` calls.
 
+``bench_compile`` (``vikingsim bench --compile``) times each configuration's first run: a fresh
+process with ``NUMBA_CACHE_DIR`` an empty temporary folder sets the game up and plays one
+throw-away game (numba compiles every kernel it reaches), wall and CPU seconds; then a second
+process on the same folder does the same (numba loads the cached kernels): the start of every
+later run.
+
 The **RNG limit** line: the reference counts how many uniform draws a game takes (dice and
 policy streams, through a counting proxy of the Generator), and the same run times a compiled
 loop that does nothing but draw d6 the kernels' way (``1 + int(rng.random() * 6.0)``) on one
@@ -200,6 +206,67 @@ def bench_exact(games=None, *, repeats: int = 3, options: dict | None = None) ->
         rows.append({**row, "first_call_s": times[0], "median_s": statistics.median(times[1:]),
                      "max_s": max(times[1:]), "calls": repeats})
     return rows
+
+
+_FIRST_RUN = """
+import json, sys, time
+from vikingsim.core.options import resolve
+from vikingsim.core.runner import play_throwaway, resolve_policies
+from vikingsim.games import get
+
+spec, run = get(sys.argv[1]), json.loads(sys.argv[2])
+w0, c0 = time.perf_counter(), time.process_time()
+setup = spec.setup(resolve(spec.name, spec.options, run["options"]),
+                   *resolve_policies(spec, run["policies"], run["players"]))
+play_throwaway(spec, setup)
+print(json.dumps({"wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0}))
+"""
+
+
+def _first_run(spec, run, cache_dir: str) -> dict:
+    """Wall and CPU seconds of set-up + one game in a fresh process on numba cache
+    ``cache_dir``."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from vikingsim.core.cache import PACKAGE
+
+    path = os.pathsep.join(filter(None, [str(PACKAGE.parent), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": path}
+    p = subprocess.run([sys.executable, "-c", _FIRST_RUN, spec.name, json.dumps(run)],
+                       capture_output=True, text=True, env=env, check=True)
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def bench_compile(games=None, *, options: dict | None = None, players: int | None = None,
+                  policies=None) -> list[dict]:
+    """One row per configuration: ``compile_s``/``compile_cpu_s`` (wall/CPU seconds of the
+    first run with an empty numba cache) and ``cached_s`` (wall seconds of the same start
+    once the cache holds the kernels); see the module docstring."""
+    import tempfile
+
+    rows = []
+    for spec, run in _configs(games, options, players, policies):
+        with tempfile.TemporaryDirectory(prefix="vikingsim-compile-") as folder:
+            cold = _first_run(spec, run, folder)
+            warm = _first_run(spec, run, folder)
+        rows.append({"game": spec.name, "options": run["options"], "players": run["players"],
+                     "policies": _labels(spec, run), "compile_s": cold["wall_s"],
+                     "compile_cpu_s": cold["cpu_s"], "cached_s": warm["wall_s"]})
+    return rows
+
+
+def markdown_compile(rows) -> str:
+    """Markdown table of ``bench_compile`` rows."""
+    out = ["| game | config | first run, empty cache (s) | its CPU (s) | from the cache (s) |",
+           "|---|---|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['game']} | {_config_text(r)} | {r['compile_s']:.1f} | "
+                   f"{r['compile_cpu_s']:.1f} | {r['cached_s']:.2f} |")
+    out.append(machine())
+    return "\n".join(out)
 
 
 def machine() -> str:

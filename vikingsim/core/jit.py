@@ -1,7 +1,13 @@
-"""The one jit decorator (style rule 10): cache, nogil, no fastmath, disable switch."""
-import numba
+"""The one jit decorator (style rule 10): cache, nogil, no fastmath, disable switch.
 
-from vikingsim.core import config
+The cache folder is chosen before numba is imported (``core/cache.py``: beside the sources,
+or a per-user folder when the package folder is not writable)."""
+from vikingsim.core import cache, config
+
+if not config.DISABLE_JIT:
+    cache.choose()
+
+import numba  # noqa: E402  (after cache.choose: numba reads NUMBA_CACHE_DIR when imported)
 
 
 def jit(fn=None, *, parallel=False, inline="never", nrt=True):

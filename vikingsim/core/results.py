@@ -1,4 +1,7 @@
-"""A run's arrays → tidy DataFrame, summary and manifest; Parquet + manifest written atomically."""
+"""A run's arrays → tidy DataFrame, summary and manifest; Parquet + manifest written atomically.
+
+pandas and pyarrow are imported where a frame is made or a file read or written, not at the
+top: ``import vikingsim`` and ``vikingsim games`` do not need them."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core.errors import InputError
 
@@ -37,12 +39,18 @@ def git_commit() -> str | None:
         return None
 
 
-def rules_hash(game: str, options: dict, rules_version: str = "1") -> str:
-    """sha256 of the game, its declared rules version and the resolved options (the seed is
-    not included): equal hashes mean the same rules. Source bytes are not hashed, so editing a
-    comment changes nothing; a change of behaviour bumps ``GameSpec.rules_version``."""
-    text = json.dumps({"game": game, "rules_version": rules_version, "options": options},
-                      sort_keys=True, default=str)
+def rules_hash(game: str, options: dict, rules_version: str = "1",
+               files: dict | None = None) -> str:
+    """sha256 of the game, its declared rules version, the resolved options and the bytes of
+    every file an option or policy names (``files``, :func:`vikingsim.core.inputs.file_records`;
+    the seed is not included): equal hashes mean the same rules. The package's source bytes
+    are not hashed, so editing a comment changes nothing; a change of behaviour bumps
+    ``GameSpec.rules_version``. Without files the hash is what it was before files were
+    hashed, so runs that name no file keep their hashes."""
+    payload = {"game": game, "rules_version": rules_version, "options": options}
+    if files:
+        payload["files"] = {k: r["sha256"] for k, r in files.items()}
+    text = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -64,6 +72,7 @@ class Result:
     engine: str = "kernel"
     tally: dict | None = None
     compile_s: float = 0.0
+    files: dict = field(default_factory=dict)
     _frame: pd.DataFrame | None = field(default=None, repr=False)
 
     @property
@@ -92,6 +101,8 @@ class Result:
         return self._add_options(self.frame.copy())
 
     def _add_options(self, df: pd.DataFrame) -> pd.DataFrame:
+        import pandas as pd
+
         n = len(df)
 
         def const(value):
@@ -139,10 +150,13 @@ class Result:
 
     @property
     def manifest(self) -> dict:
-        """Everything needed to regenerate the run."""
-        return {**self._identity(),
+        """Everything needed to regenerate the run; ``files`` (only when an option or policy
+        names a file) records each such file's path and sha256."""
+        files = {"files": self.files} if self.files else {}
+        return {**self._identity(), **files,
                 "rules_version": self.spec.rules_version,
-                "rules_hash": rules_hash(self.game, self.options, self.spec.rules_version),
+                "rules_hash": rules_hash(self.game, self.options, self.spec.rules_version,
+                                         self.files),
                 "rng_scheme": self.spec.rng_scheme,
                 "engine": self.engine,
                 "threads": self.threads,
@@ -185,6 +199,8 @@ def outcome_frame(out: dict, outcome_names, truncated_code: int) -> pd.DataFrame
     """One row per game from per-game arrays: ``game_id``, ``outcome`` (categorical from the
     integer ``out["outcome"]`` codes, named by ``outcome_names``), ``truncated``, then every
     other array of ``out`` as a column."""
+    import pandas as pd
+
     n = len(out["outcome"])
     names = np.array(list(outcome_names))
     df = pd.DataFrame({"game_id": np.arange(n, dtype=np.int64)})
@@ -265,6 +281,8 @@ class _ContentHash:
         self.cats: dict[str, list] = {}
 
     def update(self, df: pd.DataFrame) -> None:
+        import pandas as pd
+
         for name in df.columns:
             col = df[name]
             numeric = pd.api.types.is_numeric_dtype
@@ -350,6 +368,8 @@ def write_results(frames, path, *, manifest: dict) -> Path:
 
     ``frames`` is one DataFrame or an iterable of DataFrames with the same columns (written as
     row groups one after another, so a big run never needs its whole frame in memory)."""
+    import pandas as pd
+
     writer = ResultsWriter(path)
     try:
         for df in [frames] if isinstance(frames, pd.DataFrame) else frames:
@@ -364,6 +384,7 @@ def read_results(path) -> tuple[pd.DataFrame, dict]:
     """Read a results file and its manifest, checking that they agree: the manifest embedded in
     the Parquet file, the ``.manifest.json`` copy beside it (if present), the row count, the
     seed column (if stored) and the content hash. Refuse a file without an embedded manifest."""
+    import pandas as pd
     import pyarrow.parquet as pq
 
     path = Path(path)

@@ -20,6 +20,7 @@ import numpy as np
 from vikingsim.core import config, rng
 from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
+from vikingsim.core.inputs import file_records
 from vikingsim.core.options import resolve
 from vikingsim.core.results import Result, ResultsWriter, add_tallies, out_bytes_per_game
 
@@ -57,6 +58,13 @@ def resolve_policies(spec: GameSpec, policies, players: int | None) -> tuple[lis
             f"{len(policies)} policies given for {players} players; give one, or one per seat"
         )
     return [policy_label(spec, p) for p in policies], players
+
+
+def seat_texts(policies, players: int) -> list:
+    """The policy text of each seat as given (before :func:`resolve_policies` turns a file
+    into its label): one text for every seat, or one per seat; [] for the default."""
+    texts = [policies] if isinstance(policies, str) else list(policies or [])
+    return texts * players if len(texts) == 1 else texts
 
 
 def policy_label(spec: GameSpec, text) -> str:
@@ -142,12 +150,14 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     opts = resolve(spec.name, spec.options, {**(options or {}), **option_kwargs})
     pols, players = resolve_policies(spec, policies, players)
     setup = spec.setup(opts, pols, players)
+    files = file_records(opts, seat_texts(policies, players))
     keep = _decide_keep(spec, setup, n, keep)
     play = spec.reference_block if reference else spec.play_block
     seg = _segment_size(spec, segment_games)
     res = Result(spec=spec, setup=setup, out=spec.allocate(setup, n) if keep else None,
                  tally=None, n=n, seed=seed, players=players, policies=pols, options=opts,
-                 elapsed_s=0.0, threads=threads, engine="reference" if reference else "kernel")
+                 elapsed_s=0.0, threads=threads, engine="reference" if reference else "kernel",
+                 files=files)
     writer = None if parquet is None else ResultsWriter(parquet, rule_columns=rule_columns)
     try:
         res.compile_s = 0.0 if reference else _warm_up(spec, setup, play, announce)

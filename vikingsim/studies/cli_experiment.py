@@ -1,7 +1,6 @@
 """`vikingsim experiment FILE`: run a study file into a resumable Parquet dataset."""
 from __future__ import annotations
 
-import pandas as pd
 
 HELP = "run a study file (experiments/*.toml) into a chunked, resumable Parquet dataset"
 EXAMPLES = """examples:
@@ -53,6 +52,8 @@ def run(args) -> int:
 
 def summary_table(res) -> str:
     """One line per cell: games, decision and the headline metrics with 95% intervals."""
+    import pandas as pd
+
     m = res.manifest
     df = res.open().summary()
     metrics = m["report"].get("metrics") or _default_metrics(m["game"])

@@ -13,7 +13,9 @@ Layout (fixed; ``vikingsim report`` and the notebooks read it)::
                     #             "policies": [policy label per seat], "options": {option: value
                     #             for every option}, "grid": {knob: value for the varied knobs},
                     #             "games": games planned, "games_done": int,
-                    #             "decided": null or "H0"/"H1"}, ...]}
+                    #             "decided": null or "H0"/"H1", and only for a cell whose
+                    #             options or policies name files: "files": {"option.<name>" or
+                    #             "policy.<seat>": {"path": as written, "sha256": ...}}}, ...]}
       data/cell=<c>/chunk-<k:06d>.parquet   # per-game rows of that chunk = the game's
                     # GameSpec.frame for it, with game_id = index of the game within its cell;
                     # Parquet key-value metadata "vikingsim" = JSON chunk manifest (study content

@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vikingsim.core.errors import InputError
+from vikingsim.core.inputs import file_records
 from vikingsim.core.options import resolve
 from vikingsim.studies.spec import Study
 
@@ -22,7 +23,10 @@ from vikingsim.studies.spec import Study
 @dataclass(frozen=True)
 class Cell:
     """One configuration of a study: what its manifest entry records, plus ``run_options``
-    (the options with relative ``.toml`` paths resolved against the study file)."""
+    (the options with relative ``.toml`` paths resolved against the study file). ``files``
+    records every file an option or policy of the cell names (path as written in the study
+    file, sha256 of its bytes; :mod:`vikingsim.core.inputs`); a cell naming none has no
+    ``files`` entry, so its part of the study hash is what it was before files were hashed."""
 
     cell: int
     label: str
@@ -32,11 +36,13 @@ class Cell:
     run_options: dict
     grid: dict
     games: int
+    files: dict = field(default_factory=dict)
 
     def manifest(self) -> dict:
+        files = {"files": dict(self.files)} if self.files else {}
         return {"cell": self.cell, "label": self.label, "players": self.players,
                 "policies": list(self.policies), "options": dict(self.options),
-                "grid": dict(self.grid), "games": self.games}
+                "grid": dict(self.grid), "games": self.games, **files}
 
 
 @dataclass(frozen=True)
@@ -86,12 +92,32 @@ def _cell(spec, study: Study, index: int, label: str, knobs: dict) -> Cell:
                                 if k != "players" and not k.startswith("policy")}}
     recorded = resolve(spec.name, spec.options, opts)
     run_opts = {k: local_path(study.folder, v) for k, v in recorded.items()}
-    seats, players = resolve_policies(spec, list(study.policies) or None, players)
-    seats = _apply_policy_knobs(seats, {k: v for k, v in knobs.items() if k.startswith("policy")})
+    given = [local_path(study.folder, p) for p in study.policies]
+    seats, players = resolve_policies(spec, given or None, players)
+    policy_knobs = {k: v for k, v in knobs.items() if k.startswith("policy")}
+    seats = _apply_policy_knobs(seats, policy_knobs)
     seats = [local_path(study.folder, p) for p in seats]
     pols, players = resolve_policies(spec, seats, players)
     spec.setup(run_opts, pols, players)
-    return Cell(index, label, players, tuple(pols), recorded, run_opts, knobs, study.games)
+    files = file_records(recorded, _seat_texts(study, players, policy_knobs),
+                         read=lambda v: local_path(study.folder, v))
+    return Cell(index, label, players, tuple(pols), recorded, run_opts, knobs, study.games,
+                files)
+
+
+def _seat_texts(study: Study, players: int, knobs: dict) -> list:
+    """Each seat's policy text as written in the study file (``policies``, then the
+    ``policy`` and ``policy.<seat>`` knobs; None for a default seat), for the file records."""
+    from vikingsim.core.runner import seat_texts
+
+    texts = seat_texts(list(study.policies), players) or [None] * players
+    for key, value in sorted(knobs.items(), key=lambda kv: kv[0].count(".")):
+        parts = key.split(".")
+        if len(parts) == 1:
+            texts = [str(value)] * players
+        elif len(parts) == 2 and parts[1].isdigit():
+            texts[int(parts[1])] = str(value)
+    return texts
 
 
 def local_path(folder: Path, value):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vikingsim.core.errors import InputError
+from vikingsim.core.inputs import changed_file
 from vikingsim.core.results import add_tallies, package_versions
 from vikingsim.studies import dataset as D
 from vikingsim.studies.plan import (Cell, Chunk, chunk_size, local_path, plan_cells, plan_chunks,
@@ -248,6 +249,7 @@ def _prepare(root: Path, manifest: dict, resume: bool) -> None:
         if not resume:
             raise InputError(f"{str(root)!r} already holds study {old['name']!r}: add --resume "
                              f"to continue it, or give another --out")
+        _refuse_changed_files(root, old, manifest)
         for key in ("study_hash", "stop_when_decided"):
             if old.get(key) != manifest[key]:
                 raise InputError(f"{str(root)!r} holds a different run ({key} "
@@ -258,6 +260,16 @@ def _prepare(root: Path, manifest: dict, resume: bool) -> None:
     (root / "data").mkdir(parents=True, exist_ok=True)
     D.remove_temp_files(root)
     D.write_json(root / D.MANIFEST, manifest)
+
+
+def _refuse_changed_files(root: Path, old: dict, manifest: dict) -> None:
+    """InputError naming the first file (an option's or a policy's) whose bytes differ from
+    those the folder's run recorded: resuming would mix games of two inputs."""
+    for was, now in zip(old.get("cells", []), manifest["cells"]):
+        why = changed_file(was.get("files", {}), now.get("files", {}))
+        if why is not None:
+            raise InputError(f"cannot resume {str(root)!r}: {why}; restore the file, or give "
+                             f"another --out")
 
 
 def _feed_finished(root: Path, states: list, manifest: dict) -> int:

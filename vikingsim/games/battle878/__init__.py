@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
@@ -98,6 +97,8 @@ def _viking_deaths(out):
 
 
 def frame(setup: Setup, out: dict) -> pd.DataFrame:
+    import pandas as pd  # here, not at the top: 'vikingsim games' stays light
+
     n = len(out["outcome"])
     cols = {"game_id": np.arange(n, dtype=np.int64),
             "outcome": pd.Categorical.from_codes(out["outcome"].astype(np.int64),

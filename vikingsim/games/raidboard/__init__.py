@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core import stats
 from vikingsim.core.errors import InputError
@@ -78,6 +77,8 @@ def frame(s: Setup, out) -> pd.DataFrame:
     """One row per game: ``game_id``, ``outcome`` (categorical over ``OUTCOMES``), winner seat
     (-1 when truncated), rounds, truncated, then per seat ``gold_i``, ``settlements_i``,
     ``kingdoms_i``, ``fleets_lost_i``."""
+    import pandas as pd  # here, not at the top: 'vikingsim games' stays light
+
     n = len(out["winner"])
     outcome = pd.Categorical.from_codes(out["truncated"].astype(np.int8), categories=OUTCOMES)
     cols = {"game_id": np.arange(n, dtype=np.int64), "outcome": outcome,

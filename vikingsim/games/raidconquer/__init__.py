@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core import stats
 from vikingsim.core.game import GameSpec
@@ -85,6 +84,8 @@ def frame(s: Setup, out) -> pd.DataFrame:
     ``truncated``, ``failed_raids``; per seat ``character_i`` (name), ``policy_i``,
     ``legend_i``, ``raid_legend_i``, ``raids_i``, ``earls_i``, ``won_i``, ``acquired_i``,
     ``pillaged_i``, ``lost_i``, ``silver_avail_i``, ``silver_spent_i``."""
+    import pandas as pd  # here, not at the top: 'vikingsim games' stays light
+
     n = len(out["winner"])
     outcome = pd.Categorical.from_codes(_outcome_codes(out), categories=OUTCOMES)
     cols = {"game_id": np.arange(n, dtype=np.int64), "outcome": outcome,

@@ -131,6 +131,8 @@ class Catalog:
 def load(path: str | Path | None = None) -> Catalog:
     """Read and validate a catalog TOML (``None`` or ``""``: the bundled ``cards.toml``)."""
     p = BUNDLED if not path else Path(path)
+    if p.suffix.lower() != ".toml":        # only a .toml name is a path (core.inputs)
+        raise InputError(f"catalog {str(p)!r}: must be a .toml file ('' = the bundled cards)")
     try:
         data = tomllib.loads(p.read_text())
     except OSError as e:

@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core import stats
 from vikingsim.core.errors import InputError
@@ -142,6 +141,8 @@ def frame(s: Setup, out) -> pd.DataFrame:
     ``rank_<g>``, ``rank_nodrain_<g>``; ``giants_left``, ``first_slayer``, ``first_loser``
     (-1 for none); Valkyrie / Einherjar cards in battle per Era ``valkyrie_n_era<e>``,
     ``valkyrie_strength_era<e>`` (sum), ``einherjar_*``."""
+    import pandas as pd  # here, not at the top: 'vikingsim games' stays light
+
     n = len(out["winner"])
     cols = {"game_id": np.arange(n, dtype=np.int64),
             "outcome": pd.Categorical.from_codes(np.zeros(n, np.int8), categories=OUTCOMES),

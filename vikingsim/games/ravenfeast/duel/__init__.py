@@ -10,7 +10,6 @@ mode module exports: ``setup``, ``allocate``, ``play_block``, ``reference_block`
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from vikingsim.core.errors import InputError
 from vikingsim.core.results import outcome_frame
