@@ -200,3 +200,34 @@ def test_resume_removes_temp_files_of_a_killed_write(tmp_path):
     again = run(tmp_path, "stale", chunk=4096, workers=1, resume=True)
     assert again.chunks_run == 1 and not list(first.root.glob("**/.*.tmp"))
     same_dataset(first, again)
+
+
+def test_resume_replays_chunks_whose_rows_were_deleted_or_overwritten(tmp_path, capsys):
+    """A finished chunk is one whose rows match the size and hash its tally recorded: a row
+    file deleted, overwritten with random bytes of its own size, or cut short, is played
+    again by --resume (one line says which), and the dataset equals an uninterrupted run."""
+    full = run(tmp_path, "whole", chunk=4096, workers=1)
+    hurt = run(tmp_path, "hurt", chunk=4096, workers=1)
+    D.chunk_path(hurt.root, 1, 1).unlink()
+    same_size = D.chunk_path(hurt.root, 0, 2)
+    same_size.write_bytes(np.random.default_rng(1).bytes(same_size.stat().st_size))
+    cut = D.chunk_path(hurt.root, 0, 0)
+    cut.write_bytes(cut.read_bytes()[:-100])
+    capsys.readouterr()
+    again = run(tmp_path, "hurt", chunk=4096, workers=1, resume=True)
+    assert (again.chunks_resumed, again.chunks_run) == (3, 3)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "3 finished chunks" in err, err
+    assert "cell=1/chunk-000001.parquet (missing)" in err, err
+    same_dataset(full, again)
+    for a, b in zip(sorted(full.root.glob("data/*/*")), sorted(again.root.glob("data/*/*"))):
+        assert a.name == b.name and a.read_bytes() == b.read_bytes(), a
+
+
+def test_resume_replays_a_chunk_whose_tally_is_unreadable(tmp_path):
+    full = run(tmp_path, "whole", chunk=4096, workers=1)
+    hurt = run(tmp_path, "hurt", chunk=4096, workers=1)
+    D.tally_path(hurt.root, 1, 0).write_bytes(np.random.default_rng(2).bytes(300))
+    again = run(tmp_path, "hurt", chunk=4096, workers=1, resume=True)
+    assert (again.chunks_resumed, again.chunks_run) == (5, 1)
+    same_dataset(full, again)

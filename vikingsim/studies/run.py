@@ -68,9 +68,12 @@ def play_chunk(task: ChunkTask) -> dict:
                 df["game_id"] += c.first_game + a
                 yield df
 
-        D.write_rows(D.chunk_path(task.root, c.cell, c.chunk), frames(), task.meta)
+        rows = D.write_rows(D.chunk_path(task.root, c.cell, c.chunk), frames(), task.meta)
+        meta = {**task.meta, "rows_file": D.file_digest(rows)}     # checked by --resume
+    else:
+        meta = task.meta
     tally = spec.tally(setup, out)
-    D.write_tally(D.tally_path(task.root, c.cell, c.chunk), tally, task.meta)
+    D.write_tally(D.tally_path(task.root, c.cell, c.chunk), tally, meta)
     return tally
 
 
@@ -261,19 +264,43 @@ def _prepare(root: Path, manifest: dict, resume: bool) -> None:
 
 
 def _feed_finished(root: Path, states: list, manifest: dict) -> int:
-    """Feed the tallies of chunks an earlier run finished; return how many there were."""
-    n = 0
+    """Feed the tallies of chunks an earlier run finished; return how many there were. A
+    chunk whose tally is unreadable, or whose rows are not the file its tally recorded (size
+    and SHA-256), is not finished: it is removed (one line says which) and played again."""
+    n, damaged = 0, []
     for s in states:
         for c in s.chunks:
             path = D.tally_path(root, c.cell, c.chunk)
-            if path.exists():
-                tally, meta = D.read_tally(path)
-                if meta.get("study_hash") != manifest["study_hash"]:
-                    raise InputError(f"{str(path)!r} belongs to another study: give another "
-                                     f"--out")
-                _accept(root, s, c, tally)
-                n += 1
+            if not path.exists():
+                continue
+            problem, tally = _finished_chunk(root, c, path, manifest)
+            if problem is not None:
+                damaged.append(problem)
+                D.remove_chunk(root, c.cell, c.chunk)
+                continue
+            _accept(root, s, c, tally)
+            n += 1
+    if damaged:
+        print(f"vikingsim: {len(damaged)} finished chunk{'s' * (len(damaged) != 1)} did not "
+              f"match {'their tallies' if len(damaged) != 1 else 'its tally'}, playing "
+              f"again: {', '.join(damaged)}", file=sys.stderr)
     return n
+
+
+def _finished_chunk(root: Path, c: Chunk, path: Path, manifest: dict):
+    """(None, tally) of a sound finished chunk, or (what is wrong, None)."""
+    try:
+        tally, meta = D.read_tally(path)
+    except ValueError:
+        return f"{path.relative_to(root)} (unreadable)", None
+    if meta.get("study_hash") != manifest["study_hash"]:
+        raise InputError(f"{str(path)!r} belongs to another study: give another --out")
+    if manifest["rows"]:
+        rows = D.chunk_path(root, c.cell, c.chunk)
+        problem = D.rows_problem(rows, meta)
+        if problem is not None:
+            return f"{rows.relative_to(root)} ({problem})", None
+    return None, tally
 
 
 def _accept(root: Path, s: CellState, c: Chunk, tally: dict) -> None:
