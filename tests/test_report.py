@@ -460,3 +460,28 @@ def test_page_renders_with_its_figures_in_chromium(grid_study, tmp_path):
     assert dom.count('data-rendered="1"') == n >= 3             # every figure decoded
     assert re.search(r'<img id="control"[^>]*data-rendered="0"', dom)
     assert "Findings" in dom and "Provenance" in dom
+
+
+# ---- real runs, damaged ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """``vikingsim experiment`` of EXPERIMENT (4 cells of 5,000 games, chunks of 4,096)."""
+    root = tmp_path_factory.mktemp("tiny")
+    (root / "tiny.toml").write_text(EXPERIMENT)
+    assert main(["experiment", str(root / "tiny.toml"), "--out", str(root / "tiny"),
+                 "--quiet", "--workers", "1"]) == 0
+    return root / "tiny"
+
+
+def copy_of(folder, tmp_path):
+    return shutil.copytree(folder, tmp_path / folder.name)
+
+
+def test_missing_chunks_of_a_study_without_sprt_blame_no_sequential_test(tiny_run, tmp_path):
+    folder = copy_of(tiny_run, tmp_path)
+    for suffix in (".tally.json", ".parquet"):          # chunk 1 of cell 0: 904 games
+        (folder / "data" / "cell=0" / f"chunk-000001{suffix}").unlink()
+    text = "\n".join(report.write_report(folder)[1])
+    assert "sequential" not in text, text
+    assert ("complete by study.json, but 904 of its 20,000 games are missing from the data "
+            "(rerun with --resume)") in text, text

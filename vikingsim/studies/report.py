@@ -524,9 +524,12 @@ def _scope_finding(study: StudyFolder, counts: dict) -> str:
     cells = len(study.cells)
     knobs = f" over {', '.join(study.keys)}" if study.keys else ""
     share = f"{played / planned:.0%} of the {planned:,} planned games played"
+    sprt = study.manifest.get("stop_when_decided") or any(c.get("decided") for c in study.cells)
     state = ("every planned game played" if played >= planned else
-             f"complete, cells stopped early by the sequential test: {share}"
-             if study.manifest.get("complete") else f"not finished: {share}")
+             f"not finished: {share}" if not study.manifest.get("complete") else
+             f"complete, cells stopped early by the sequential test: {share}" if sprt else
+             f"complete by study.json, but {planned - played:,} of its {planned:,} games are "
+             f"missing from the data (rerun with --resume)")
     return (f"{study.spec.title}: {played:,} games in {cells} cell{'s' * (cells != 1)}"
             f"{knobs} ({state}).")
 
