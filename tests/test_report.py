@@ -485,3 +485,53 @@ def test_missing_chunks_of_a_study_without_sprt_blame_no_sequential_test(tiny_ru
     assert "sequential" not in text, text
     assert ("complete by study.json, but 904 of its 20,000 games are missing from the data "
             "(rerun with --resume)") in text, text
+
+
+def _edit_json(path, edit):
+    d = json.loads(path.read_text())
+    edit(d)
+    path.write_text(json.dumps(d))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("source", [[], ["--from-rows"]])
+def test_a_manifest_whose_player_count_disagrees_with_the_data_is_refused(
+        tiny_run, tmp_path, capsys, players, source):
+    folder = copy_of(tiny_run, tmp_path)                # cell 2: players=3 start_gold=10
+    _edit_json(folder / "study.json", lambda m: m["cells"][2].update(players=players))
+    assert main(["report", str(folder), *source]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("vikingsim: error: "), err
+    assert f"study.json gives cell 2 (players=3 start_gold=10) {players} players" in err, err
+    assert "3 seats" in err, err
+    assert not (folder / "report.html").exists()
+
+
+def test_a_tally_whose_wins_disagree_with_the_players_is_refused(tiny_run, tmp_path, capsys):
+    folder = copy_of(tiny_run, tmp_path)
+    tally = folder / "data" / "cell=1" / "chunk-000001.tally.json"
+    _edit_json(tally, lambda t: t["tally"]["wins"].append(0))
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert ("data/cell=1/chunk-000001.tally.json counts wins of 3 seats, but study.json gives "
+            "cell 1 (players=2 start_gold=20) 2 players") in err, err
+
+
+def test_rows_won_by_a_seat_beyond_the_players_are_refused(tiny_run, tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = copy_of(tiny_run, tmp_path)                # cell 0: 2 players
+    path = folder / "data" / "cell=0" / "chunk-000000.parquet"
+    table = pq.read_table(path)
+    winner = table.column("winner").to_numpy().copy()
+    winner[:5] = 2
+    i = table.schema.get_field_index("winner")
+    pq.write_table(table.set_column(i, "winner", pa.array(winner, table.schema.field(i).type)),
+                   path)
+    assert main(["report", str(folder), "--from-rows"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert ("data/cell=0 has games won by seat 2, but study.json gives cell 0 (players=2 "
+            "start_gold=10) 2 players") in err, err

@@ -178,6 +178,7 @@ def count_games(study: StudyFolder, source: str = "auto"
     if source not in SOURCES:
         raise InputError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     rows = study.manifest.get("rows", True) is not False
+    check_seats(study)
     if source == "rows":
         if not rows:
             raise InputError(f"study {study.name!r} keeps tallies only (rows = false): it has "
@@ -214,11 +215,37 @@ def count_rows(study: StudyFolder, lengths_only: bool = False):
         return counts, None
     try:
         for batch in dataset.to_batches(columns=["cell", *need, *([length] if length else [])]):
-            _add_batch(counts, batch, length)
+            _add_batch(study, counts, batch, length)
     except (pa.ArrowException, OSError) as e:
         raise InputError(f"corrupt study data in {str(study.path / 'data')!r}: "
                          f"{one_line(e)}") from None
     return counts, length
+
+
+def check_seats(study: StudyFolder) -> None:
+    """InputError unless every finished chunk's tally of a seated game counts wins of as
+    many seats as study.json gives its cell players."""
+    from vikingsim.studies.dataset import read_tally
+
+    if not study.spec.seated:
+        return
+    for cell in study.cells:
+        for path in sorted((study.path / "data" / f"cell={cell['cell']}").glob(
+                "chunk-*.tally.json")):
+            try:
+                wins = read_tally(path)[0].get("wins")
+            except (OSError, ValueError) as e:
+                raise InputError(f"corrupt study tallies in {str(study.path / 'data')!r}: "
+                                 f"{one_line(e)}") from None
+            if wins is not None and len(wins) != cell["players"]:
+                raise InputError(f"study {study.name!r} does not hold together: "
+                                 f"{path.relative_to(study.path)} counts wins of {len(wins)} "
+                                 f"seats, but {_gives(cell)}")
+
+
+def _gives(cell: dict) -> str:
+    return (f"study.json gives cell {cell['cell']} ({cell_label(cell)}) {cell['players']} "
+            f"players")
 
 
 class Unsummarized(InputError):
@@ -279,7 +306,7 @@ def _count_of_summary(spec: GameSpec, summary, tally: dict, n: int, length) -> C
     return acc
 
 
-def _add_batch(counts: dict, batch, length: str | None) -> None:
+def _add_batch(study: StudyFolder, counts: dict, batch, length: str | None) -> None:
     import pyarrow.compute as pc
 
     cells = np.unique(batch.column("cell").to_numpy(zero_copy_only=False))
@@ -288,6 +315,11 @@ def _add_batch(counts: dict, batch, length: str | None) -> None:
             raise InputError(f"study data has data/cell={c}, which study.json does not list")
         rows = batch if len(cells) == 1 else batch.filter(pc.equal(batch.column("cell"), c))
         _add_rows(counts[int(c)], rows, length)
+        cell = next(e for e in study.cells if e["cell"] == int(c))
+        wins = counts[int(c)].wins
+        if study.spec.seated and wins is not None and wins.size > cell["players"]:
+            raise InputError(f"study {study.name!r} does not hold together: data/cell={c} "
+                             f"has games won by seat {wins.size - 1}, but {_gives(cell)}")
 
 
 def _add_rows(acc: CellCount, rows, length: str | None) -> None:
