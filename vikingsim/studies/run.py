@@ -136,7 +136,7 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
 
     ``elapsed_s`` of the result is the time spent playing chunks once the backend was up;
     ``backend_start_s`` the time it took to start it (a LocalCluster takes seconds)."""
-    from vikingsim.studies.backends import check_backend
+    from vikingsim.studies.backends import check_backend, make_backend
 
     check_backend(backend, workers, scheduler)
     study = study if isinstance(study, Study) else load_study(study)
@@ -144,10 +144,17 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
         study = replace(study, games=_games(games))
     spec, states, manifest = _plan_run(study, stop_when_decided)
     root = Path(out) if out is not None else Path("results") / study.name
-    _prepare(root, manifest, resume)
-    resumed = _feed_finished(root, states, manifest)
-    return _play(root, study, spec, states, manifest, resumed, (backend, workers, scheduler),
-                 progress)
+    _check_out(root, manifest, resume)
+    t_start = time.perf_counter()
+    pool = make_backend(backend, workers, scheduler)    # reached before anything is written
+    start_s = time.perf_counter() - t_start
+    try:
+        _prepare(root, manifest)
+        resumed = _feed_finished(root, states, manifest)
+    except BaseException:
+        pool.close(cancel=True)
+        raise
+    return _play(root, study, spec, states, manifest, resumed, pool, start_s, progress)
 
 
 def _plan_run(study: Study, stop_when_decided: bool):
@@ -169,12 +176,8 @@ def _plan_run(study: Study, stop_when_decided: bool):
     return spec, states, _manifest(study, spec, cells, size, stop_when_decided)
 
 
-def _play(root, study, spec, states, manifest, resumed, backend, progress) -> StudyRun:
-    """Start the backend, play the chunks left, write the summaries."""
-    from vikingsim.studies.backends import make_backend
-
-    t_start = time.perf_counter()
-    pool = make_backend(*backend)
+def _play(root, study, spec, states, manifest, resumed, pool, start_s, progress) -> StudyRun:
+    """Play the chunks left on the started backend ``pool``, write the summaries."""
     t0 = time.perf_counter()
     try:
         ran = _schedule(root, study, states, manifest, pool, progress)
@@ -185,7 +188,7 @@ def _play(root, study, spec, states, manifest, resumed, backend, progress) -> St
     pool.close()
     summaries = _finish(root, spec, states, manifest)
     return StudyRun(root, manifest, summaries, time.perf_counter() - t0, ran, resumed,
-                    t0 - t_start)
+                    start_s)
 
 
 def _games(games) -> int:
@@ -242,8 +245,9 @@ def _manifest(study: Study, spec, cells: list, size: int, stop_when_decided: boo
             "cells": [{**c.manifest(), "games_done": 0, "decided": None} for c in cells]}
 
 
-def _prepare(root: Path, manifest: dict, resume: bool) -> None:
-    """A fresh folder, or (``resume``) one holding the same study; stale temp files removed."""
+def _check_out(root: Path, manifest: dict, resume: bool) -> None:
+    """InputError unless ``root`` is a fresh folder, or (``resume``) one holding the same
+    study (nothing written)."""
     if root.exists() and not root.is_dir():
         raise InputError(f"--out {str(root)!r} is a file, not a folder")
     if (root / D.MANIFEST).exists():
@@ -258,6 +262,10 @@ def _prepare(root: Path, manifest: dict, resume: bool) -> None:
                                  f"another --out")
     elif root.exists() and any(root.iterdir()):
         raise InputError(f"--out {str(root)!r} is a non-empty folder without {D.MANIFEST}")
+
+
+def _prepare(root: Path, manifest: dict) -> None:
+    """The folder checked by :func:`_check_out` with its manifest; stale temp files removed."""
     (root / "data").mkdir(parents=True, exist_ok=True)
     D.remove_temp_files(root)
     D.write_json(root / D.MANIFEST, manifest)
