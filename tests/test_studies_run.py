@@ -231,3 +231,24 @@ def test_resume_replays_a_chunk_whose_tally_is_unreadable(tmp_path):
     again = run(tmp_path, "hurt", chunk=4096, workers=1, resume=True)
     assert (again.chunks_resumed, again.chunks_run) == (5, 1)
     same_dataset(full, again)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("chunk_games = 4096", "chunk_games = 8192"),
+     "chunk_games 4096 -> 8192"),
+    (lambda t: t.replace("games = 10000", "games = 12000"), "games 10000 -> 12000 in cells 0, 1"),
+    (lambda t: t.replace("seed = 303", "seed = 304"), "seed 303 -> 304"),
+    (lambda t: t.replace("[grid]", "[options]\nstart_gold = 25\n[grid]"),
+     "options.start_gold 20 -> 25 in cells 0, 1"),
+    (lambda t: t.replace("players = [2, 3]", "players = [2, 4]"),
+     "cell 1: label 'players=3' -> 'players=4', players 3 -> 4"),
+    (lambda t: t.replace("players = [2, 3]", "players = [2]"), "cells 2 -> 1"),
+])
+def test_resume_refusal_names_what_changed(tmp_path, edit, words):
+    from vikingsim.core.errors import InputError
+
+    run(tmp_path, "mine", chunk=4096, workers=1)
+    path = write(tmp_path, edit(STUDY.format(chunk=4096)), "mine.toml")
+    with pytest.raises(InputError, match="different run") as e:
+        run_study(path, tmp_path / "mine", resume=True)
+    assert words in str(e.value) and "\n" not in str(e.value), str(e.value)

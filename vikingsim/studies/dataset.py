@@ -19,12 +19,14 @@ Layout (fixed; ``vikingsim report`` and the notebooks read it)::
                     # Parquet key-value metadata "vikingsim" = JSON chunk manifest (study content
                     # hash, cell, chunk, first game, games, seed keys, rules_version)
       data/cell=<c>/chunk-<k:06d>.tally.json # that chunk's additive tally (GameSpec.tally), for
-                    # running summaries
+                    # running summaries; its chunk manifest adds "rows_file": {"bytes", "sha256"}
+                    # of the chunk's .parquet (--resume plays a chunk again when they differ)
       summary.parquet   # tidy, written at the end: one row per (cell, metric[, seat]) with value,
                         # lo, hi, games, plus the grid knob columns
 
 Also in study.json (beyond the fixed keys): ``study_hash`` (the content hash every chunk
-records), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
+records), ``study_content`` (what that hash covers, so a refused ``--resume`` names what
+changed), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
 ``stop`` (the ``[stop]`` hypothesis or null), ``stop_when_decided`` and ``complete``.
 
 Every file is written to a hidden temp name in its own folder (``.<name>.<pid>.tmp``, which

@@ -23,8 +23,8 @@ from pathlib import Path
 from vikingsim.core.errors import InputError
 from vikingsim.core.results import add_tallies, package_versions
 from vikingsim.studies import dataset as D
-from vikingsim.studies.plan import (Cell, Chunk, chunk_size, local_path, plan_cells, plan_chunks,
-                                   study_hash)
+from vikingsim.studies.plan import (Cell, Chunk, changes, chunk_size, content_hash, local_path,
+                                   plan_cells, plan_chunks, study_content, study_hash)
 from vikingsim.studies.spec import Study, load_study
 
 
@@ -234,13 +234,14 @@ def _holds(root: Path, study: Study, complete: bool = True) -> bool:
 def _manifest(study: Study, spec, cells: list, size: int, stop_when_decided: bool) -> dict:
     stop = None if study.stop is None else {k: getattr(study.stop, k) for k in
                                             ("metric", "p0", "p1", "alpha", "beta")}
+    content = study_content(study, cells, size, spec.rules_version)
     return {"format": D.FORMAT, "name": study.name, "title": study.title,
             "study_file": study.path, "study_toml": study.text, "game": spec.name,
             "rules_version": spec.rules_version, "versions": package_versions(),
             "root_seed": study.seed, "chunk_games": size, "grid_keys": study.grid_keys,
             "report": study.report, "rows": study.rows, "stop": stop,
             "stop_when_decided": stop_when_decided,
-            "study_hash": study_hash(study, cells, size, spec.rules_version),
+            "study_hash": content_hash(content), "study_content": content,
             "complete": False,
             "cells": [{**c.manifest(), "games_done": 0, "decided": None} for c in cells]}
 
@@ -255,11 +256,17 @@ def _check_out(root: Path, manifest: dict, resume: bool) -> None:
         if not resume:
             raise InputError(f"{str(root)!r} already holds study {old['name']!r}: add --resume "
                              f"to continue it, or give another --out")
-        for key in ("study_hash", "stop_when_decided"):
-            if old.get(key) != manifest[key]:
-                raise InputError(f"{str(root)!r} holds a different run ({key} "
-                                 f"{old.get(key)!r}, this one {manifest[key]!r}): give "
-                                 f"another --out")
+        if old.get("study_hash") != manifest["study_hash"]:
+            what = (changes(old["study_content"], manifest["study_content"])
+                    if isinstance(old.get("study_content"), dict) else
+                    f"study_hash {old.get('study_hash')!r}, this one "
+                    f"{manifest['study_hash']!r}")
+            raise InputError(f"{str(root)!r} holds a different run ({what}): give another "
+                             f"--out")
+        if old.get("stop_when_decided") != manifest["stop_when_decided"]:
+            raise InputError(f"{str(root)!r} holds a different run (stop_when_decided "
+                             f"{old.get('stop_when_decided')!r}, this one "
+                             f"{manifest['stop_when_decided']!r}): give another --out")
     elif root.exists() and any(root.iterdir()):
         raise InputError(f"--out {str(root)!r} is a non-empty folder without {D.MANIFEST}")
 
