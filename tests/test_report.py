@@ -667,16 +667,20 @@ def test_a_difference_is_a_finding_only_beyond_noise_after_holm(seats_run, tmp_p
 
 
 def test_reject_follows_the_adjusted_p_value():
-    cf = report.contender_frame.__globals__["pd"].DataFrame(
-        {"cell": [0, 0, 1, 1], "wins": [540, 460, 545, 455], "games": [1000] * 4})
+    import pandas as pd
+
+    cf = pd.DataFrame({"cell": [0, 0, 1, 1], "wins": [540, 460, 545, 455], "games": [1000] * 4})
     tests = report.cell_tests(cf)
     # chi-square 6.4 and 8.1 on 1 df: p = 0.0114, 0.0044; Holm: 2 * 0.0044, max(0.0114, ...)
     assert tests["p"].round(4).tolist() == [0.0114, 0.0044]
     assert tests["p_holm"].round(4).tolist() == [0.0114, 0.0089]
     assert tests["reject"].tolist() == [True, True]
-    cf2 = cf.assign(wins=[531, 469, 545, 455])              # p = 0.0499: Holm 0.0499 < 0.05
-    t2 = report.cell_tests(cf2)
-    assert t2["reject"].tolist() == (t2["p_holm"] < 0.05).tolist()
+    # chi-square 2 * 34^2 / 500 = 4.624 and 2 * 32^2 / 500 = 4.096: p = erfc(sqrt(chi2 / 2))
+    # = 0.0315, 0.0430, each below 5% alone; Holm 2 * 0.0315 = 0.063 for both: no rejection
+    t2 = report.cell_tests(cf.assign(wins=[534, 466, 532, 468]))
+    assert t2["p"].round(4).tolist() == [0.0315, 0.043]
+    assert t2["p_holm"].round(3).tolist() == [0.063, 0.063]
+    assert t2["reject"].tolist() == [False, False]
 
 
 def test_every_cell_has_its_game_length_and_no_legend_covers_data(seats_run, tmp_path):
