@@ -333,11 +333,11 @@ def test_knob_values_pooled_and_compared_cell_by_cell(tmp_path):
                 f'<td class="num">200</td><td class="num">{rate}%</td><td>{ci}</td>') in page
     # a: cells equal in b compared: 50 vs 70 and 60 vs 80 of 100 (each seat): Wald z = 2.949,
     # 3.162, p = 0.0032, 0.0016; Holm over 4: 4 * 0.0016 = 0.0063 ... all below 0.05
-    assert any(w.startswith("The a matters in 4 of 4 comparisons; the largest: seat ")
-               and "20.0 points [" in w for w in words), words
+    assert any(w.startswith("A matters in 4 of 4 comparisons; the largest: seat ")
+               and "wins 20.0 points " in w for w in words), words
     # b: 50 vs 60 (se 0.07, p = 0.153) and 70 vs 80 (se 0.06083, p = 0.100): Holm none; the
     # widest interval: se 0.07 at the third Holm step (alpha 0.025, z 2.2414): +-15.7 points
-    assert ("The b changes nothing measurable: no win rate differs between b 1 and b 2 beyond "
+    assert ("B changes nothing measurable: no win rate differs between b 1 and b 2 beyond "
             "noise in any of the 4 comparisons (largest difference 10.0 points; every "
             "Holm-corrected 95% interval includes zero and is at most \u00b115.7 points wide)."
             ) in words, words

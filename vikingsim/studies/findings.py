@@ -185,13 +185,17 @@ def players_sentence(study, mf: pd.DataFrame, who: str) -> str:
 
 
 def knob_sentence(study, knob: str, cmp: pd.DataFrame, label, name) -> str:
-    """Whether ``knob`` changes any seat's win rate (cells equal in every other knob)."""
+    """Whether ``knob`` changes any seat's win rate (cells equal in every other knob):
+    "The board changes nothing measurable: ..." ("The" before a ``[report.labels]`` name),
+    "Start gold matters in 1 of 12 comparisons; ...".
+    """
     if cmp.empty:
         return ""
     cells = {c["cell"]: c for c in study.cells}
     values = list(dict.fromkeys(name(knob, c["grid"].get(knob)) for c in study.cells))
     what = name(knob)
-    what = what if what[0].isupper() else f"The {what}"
+    named = knob in ((study.manifest.get("report") or {}).get("labels") or {})
+    what = f"The {what}" if named and not what[0].isupper() else what[0].upper() + what[1:]
     m, n = len(cmp), int(cmp["finding"].sum())
     if n == 0:
         half = 100 * ((cmp["hi"] - cmp["lo"]) / 2).max()
@@ -201,9 +205,10 @@ def knob_sentence(study, knob: str, cmp: pd.DataFrame, label, name) -> str:
                 f"interval includes zero and is at most \u00b1{half:.1f} points wide).")
     top = cmp[cmp["finding"]].loc[lambda d: d["d"].abs().idxmax()]
     a, b = cells[top["a"]], cells[top["b"]]
+    more = "more" if top["d"] > 0 else "less"
     return (f"{what} matters in {n} of {m} comparisons; the largest: {top['who']} wins "
-            f"{points(top['d'])} points [{points(top['lo'])}, {points(top['hi'])}, "
-            f"Holm-corrected] in {label(b)} against {label(a)}.")
+            f"{abs(100 * top['d']):.1f} points {more} in \"{label(b)}\" than in \"{label(a)}\" "
+            f"(Holm-corrected interval {points(top['lo'])} to {points(top['hi'])}).")
 
 
 def _and(values: list) -> str:

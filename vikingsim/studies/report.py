@@ -387,7 +387,8 @@ def knob_words(manifest: dict, knob: str) -> str:
 
 def value_words(manifest: dict, knob: str, value) -> str:
     """A knob's value in words: "3 players", the ``[report.labels]`` entry of the value
-    ("ends-of-earth" = "Ends of the Earth"), "start gold 20", "lookahead"."""
+    ("ends-of-earth" = "Ends of the Earth"), "start gold 20", "lookahead" (``policy``),
+    "random in seat 1" (``policy.1``)."""
     v = _scalar(value)
     labels = _labels(manifest)
     if str(v) in labels:
@@ -396,8 +397,11 @@ def value_words(manifest: dict, knob: str, value) -> str:
         return f"{v} players"
     if isinstance(v, str) and v.endswith(".toml"):
         v = v.rsplit("/", 1)[-1][:-len(".toml")]
-    if isinstance(v, str) and knob.startswith("policy"):
-        return v if knob == "policy" else f"{knob_words(manifest, knob)} {v}"
+    parts = knob.split(".")
+    if isinstance(v, str) and knob == "policy":
+        return v
+    if isinstance(v, str) and len(parts) == 2 and parts[0] == "policy" and parts[1].isdigit():
+        return f"{v} in seat {parts[1]}"
     return f"{knob_words(manifest, knob)} {v}"
 
 
@@ -630,12 +634,18 @@ def findings(study: StudyFolder, counts: dict, tables: dict, length: str | None)
     return [s[0].upper() + s[1:] for s in out if s]
 
 
+def _and(words: list) -> str:
+    from vikingsim.studies.findings import _and as join
+
+    return join(words)
+
+
 def _scope_finding(study: StudyFolder, counts: dict) -> str:
     played = sum(a.games for a in counts.values())
     planned = sum(int(c["games"]) for c in study.cells)
     cells = len(study.cells)
     words = [knob_words(study.manifest, k) for k in study.keys]
-    knobs = f" over {' and '.join(words)}" if words else ""
+    knobs = f" over {_and(words)}" if words else ""
     share = f"{played / planned:.0%} of the {planned:,} planned games played"
     sprt = study.manifest.get("stop_when_decided") or any(c.get("decided") for c in study.cells)
     state = ("every planned game played" if played >= planned else
