@@ -145,8 +145,8 @@ def leader_sentence(study, mf: pd.DataFrame) -> str:
     beyond = int(lead["finding"].sum())
     if beyond == cells:
         return (f"{who} wins more than its fair share{_where(study, cells)}: "
-                f"{span_text(lead['diff'], sign=False)} above it (every Holm-corrected 95% interval "
-                f"excludes zero).")
+                f"{span_text(lead['diff'], sign=False)} above it (every Holm-corrected 95% "
+                f"interval excludes zero).")
     if beyond == 0:
         return (f"No seat wins measurably more than its fair share: the largest margin, "
                 f"{span_text(lead['diff'])}, is within noise (Holm-corrected 95% intervals "

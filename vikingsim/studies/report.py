@@ -33,7 +33,7 @@ from vikingsim.core.game import GameSpec
 FORMAT = "vikingsim-study/1"
 #: Game-length columns of the games' frames, in order of preference.
 LENGTH_COLUMNS = ("rounds", "turns", "rolls")
-#: At most this many cells get a sentence each among the findings (the tables have them all).
+#: At most this many cells get a sentence each among the outcome findings (the tables have all).
 FINDING_CELLS = 8
 #: Up to this many cells, the length histogram draws a line per cell; beyond, a box each.
 HIST_LINES = 4
@@ -558,13 +558,6 @@ def points_text(diff: float) -> str:
     return f"{abs(pts):.1f} points {'above' if pts > 0 else 'below'} fair"
 
 
-class _Row:
-    """Attribute access to a frame row (as ``itertuples`` gives)."""
-
-    def __init__(self, series: pd.Series):
-        self.__dict__.update(series.to_dict())
-
-
 def _who_text(row) -> str:
     return f"{row.who} ({row.policy})" if row.policy else row.who
 
@@ -574,7 +567,6 @@ def _games_text(study: StudyFolder, players: int) -> str:
 
 
 def contender_sentence(study: StudyFolder, row, test, many: bool) -> str:
-    row = _Row(row) if isinstance(row, pd.Series) else row
     """E.g. "seat 1 (greedy) wins 29.4% [29.3, 29.5] of 4-player games, 4.4 points above
     fair (25.0%); the seats differ significantly (chi-square p < 0.0001, Holm-adjusted)"."""
     head = f"In {row.label}, " if many else ""
@@ -614,8 +606,8 @@ def summary(study: StudyFolder, counts: dict, tables: dict) -> list[str]:
         out.append(F.knob_sentence(study, knob, cmp, cell_label,
                                    lambda k, *v: knob_words(study.manifest, k) if not v
                                    else value_words(study.manifest, k, v[0])))
-    truncated = tables["outcomes"]
-    t = truncated[truncated["outcome"] == "truncated"] if len(truncated) else truncated
+    of = tables["outcomes"]
+    t = of[of["outcome"] == "truncated"] if len(of) else of
     if len(t) and t["k"].sum():
         out.append(f"{pct(t['k'].sum() / t['games'].sum())}% of the games hit the safety cap "
                    f"and count for nobody.")
@@ -668,7 +660,7 @@ def _contender_findings(study: StudyFolder, cf: pd.DataFrame, tests: pd.DataFram
     out = []
     if not many:
         test = tests.loc[cf["cell"].iloc[0]] if len(tests) else None
-        row = cf.loc[_furthest(cf["diff"])]
+        row = next(cf.loc[[_furthest(cf["diff"])]].itertuples())
         out.append(contender_sentence(study, row, test, False))
     for who, g in cf.groupby("who", sort=False):
         if many or g["finding"].any():
@@ -703,19 +695,6 @@ def _grid_findings(study: StudyFolder, cf: pd.DataFrame) -> list[str]:
         return ["Across the grid, every margin over fair stays within 0.1 points."]
     return [f"Across the grid, {who}'s margin over fair goes from {100 * lo['diff']:+.1f} points "
             f"({lo['label']}) to {100 * hi['diff']:+.1f} points ({hi['label']})."]
-
-
-def _knob_findings(kf: pd.DataFrame) -> list[str]:
-    """Per knob: the seat or side whose pooled win rate moves most with the knob's value."""
-    out = []
-    for key, g in kf.groupby("knob", sort=False) if not kf.empty else []:
-        span = g.groupby("who", sort=False)["rate"].agg(lambda r: r.max() - r.min())
-        h = g[g["who"] == span.round(9).idxmax()]            # ties: the first seat/side
-        lo, hi = h.loc[h["rate"].idxmin()], h.loc[h["rate"].idxmax()]
-        out.append(f"Over {key} (other knobs pooled), {lo['who']} wins from {pct(lo['rate'])}% "
-                   f"{ci_text(lo['lo'], lo['hi'])} ({key}={lo['value']}) to "
-                   f"{pct(hi['rate'])}% {ci_text(hi['lo'], hi['hi'])} ({key}={hi['value']}).")
-    return out
 
 
 def _outcome_findings(study: StudyFolder, of: pd.DataFrame, cf: pd.DataFrame) -> list[str]:
