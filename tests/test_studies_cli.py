@@ -108,3 +108,32 @@ def test_sigterm_then_resume_equals_an_uninterrupted_run(tmp_path):
     same_dataset(whole, resumed)
     assert not list(out.glob("**/.*.tmp"))
     assert len(open_study(out).games(columns=["winner"])) == 400000
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_scheduler_nobody_listens_at_leaves_nothing_behind(tmp_path, capsys):
+    """The scheduler is reached before anything is written: the failed run leaves no
+    folder, and the next correct run (no --resume) is not refused."""
+    path = write(tmp_path, GOOD)
+    out = tmp_path / "o"
+    t0 = time.perf_counter()
+    line = one_error_line(capsys, ["experiment", str(path), "--out", str(out), "--quiet",
+                                   "--backend", "dask", "--scheduler",
+                                   f"tcp://127.0.0.1:{_free_port()}"])
+    assert "cannot reach the Dask scheduler" in line, line
+    assert time.perf_counter() - t0 < 60
+    assert not out.exists()
+    (tmp_path / "kept").mkdir()                                  # an existing empty --out
+    line = one_error_line(capsys, ["experiment", str(path), "--out", str(tmp_path / "kept"),
+                                   "--backend", "dask", "--scheduler",
+                                   f"tcp://127.0.0.1:{_free_port()}"])
+    assert list((tmp_path / "kept").iterdir()) == []
+    assert main(["experiment", str(path), "--out", str(out), "--quiet", "--workers", "1"]) == 0
+    assert len(open_study(out).games()) == 20000

@@ -200,3 +200,55 @@ def test_resume_removes_temp_files_of_a_killed_write(tmp_path):
     again = run(tmp_path, "stale", chunk=4096, workers=1, resume=True)
     assert again.chunks_run == 1 and not list(first.root.glob("**/.*.tmp"))
     same_dataset(first, again)
+
+
+def test_resume_replays_chunks_whose_rows_were_deleted_or_overwritten(tmp_path, capsys):
+    """A finished chunk is one whose rows match the size and hash its tally recorded: a row
+    file deleted, overwritten with random bytes of its own size, or cut short, is played
+    again by --resume (one line says which), and the dataset equals an uninterrupted run."""
+    full = run(tmp_path, "whole", chunk=4096, workers=1)
+    hurt = run(tmp_path, "hurt", chunk=4096, workers=1)
+    D.chunk_path(hurt.root, 1, 1).unlink()
+    same_size = D.chunk_path(hurt.root, 0, 2)
+    same_size.write_bytes(np.random.default_rng(1).bytes(same_size.stat().st_size))
+    cut = D.chunk_path(hurt.root, 0, 0)
+    cut.write_bytes(cut.read_bytes()[:-100])
+    capsys.readouterr()
+    again = run(tmp_path, "hurt", chunk=4096, workers=1, resume=True)
+    assert (again.chunks_resumed, again.chunks_run) == (3, 3)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "3 finished chunks" in err, err
+    assert "cell=1/chunk-000001.parquet (missing)" in err, err
+    same_dataset(full, again)
+    for a, b in zip(sorted(full.root.glob("data/*/*")), sorted(again.root.glob("data/*/*"))):
+        assert a.name == b.name and a.read_bytes() == b.read_bytes(), a
+
+
+def test_resume_replays_a_chunk_whose_tally_is_unreadable(tmp_path):
+    full = run(tmp_path, "whole", chunk=4096, workers=1)
+    hurt = run(tmp_path, "hurt", chunk=4096, workers=1)
+    D.tally_path(hurt.root, 1, 0).write_bytes(np.random.default_rng(2).bytes(300))
+    again = run(tmp_path, "hurt", chunk=4096, workers=1, resume=True)
+    assert (again.chunks_resumed, again.chunks_run) == (5, 1)
+    same_dataset(full, again)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("chunk_games = 4096", "chunk_games = 8192"),
+     "chunk_games 4096 -> 8192"),
+    (lambda t: t.replace("games = 10000", "games = 12000"), "games 10000 -> 12000 in cells 0, 1"),
+    (lambda t: t.replace("seed = 303", "seed = 304"), "seed 303 -> 304"),
+    (lambda t: t.replace("[grid]", "[options]\nstart_gold = 25\n[grid]"),
+     "options.start_gold 20 -> 25 in cells 0, 1"),
+    (lambda t: t.replace("players = [2, 3]", "players = [2, 4]"),
+     "cell 1: label 'players=3' -> 'players=4', players 3 -> 4"),
+    (lambda t: t.replace("players = [2, 3]", "players = [2]"), "cells 2 -> 1"),
+])
+def test_resume_refusal_names_what_changed(tmp_path, edit, words):
+    from vikingsim.core.errors import InputError
+
+    run(tmp_path, "mine", chunk=4096, workers=1)
+    path = write(tmp_path, edit(STUDY.format(chunk=4096)), "mine.toml")
+    with pytest.raises(InputError, match="different run") as e:
+        run_study(path, tmp_path / "mine", resume=True)
+    assert words in str(e.value) and "\n" not in str(e.value), str(e.value)

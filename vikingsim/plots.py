@@ -18,7 +18,7 @@ from vikingsim.core.errors import InputError
 def odds_heatmap(grid_frame: pd.DataFrame, x: str, y: str, value: str, path=None, *,
                  title: str | None = None, cmap: str = "RdBu", vmin: float | None = 0.0,
                  vmax: float | None = 1.0, center: float | None = None, annotate: bool = True,
-                 fmt: str = "{:.2f}", ax=None, format: str | None = None):
+                 fmt: str = "{:.2f}", ax=None, format: str | None = None, fontsize: float = 7):
     """Heatmap of ``value`` over a grid of ``x`` (columns) by ``y`` (rows).
 
     Parameters
@@ -44,6 +44,8 @@ def odds_heatmap(grid_frame: pd.DataFrame, x: str, y: str, value: str, path=None
         Write each cell's value in it (skipped automatically beyond 400 cells).
     fmt : str
         Format of the annotations.
+    fontsize : float
+        Size (points) of the annotations.
     ax : matplotlib Axes, optional
         Draw into this Axes instead of a new figure.
     format : str, optional
@@ -97,7 +99,7 @@ def odds_heatmap(grid_frame: pd.DataFrame, x: str, y: str, value: str, path=None
                 v = data[i, j]
                 if np.isfinite(v):
                     dark = abs(v - mid) > 0.6 * half       # white text on saturated cells
-                    ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=7,
+                    ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=fontsize,
                             color="white" if dark else "black")
     if path is not None:
         path = Path(path)

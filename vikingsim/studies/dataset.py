@@ -21,12 +21,14 @@ Layout (fixed; ``vikingsim report`` and the notebooks read it)::
                     # Parquet key-value metadata "vikingsim" = JSON chunk manifest (study content
                     # hash, cell, chunk, first game, games, seed keys, rules_version)
       data/cell=<c>/chunk-<k:06d>.tally.json # that chunk's additive tally (GameSpec.tally), for
-                    # running summaries
+                    # running summaries; its chunk manifest adds "rows_file": {"bytes", "sha256"}
+                    # of the chunk's .parquet (--resume plays a chunk again when they differ)
       summary.parquet   # tidy, written at the end: one row per (cell, metric[, seat]) with value,
                         # lo, hi, games, plus the grid knob columns
 
 Also in study.json (beyond the fixed keys): ``study_hash`` (the content hash every chunk
-records), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
+records), ``study_content`` (what that hash covers, so a refused ``--resume`` names what
+changed), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
 ``stop`` (the ``[stop]`` hypothesis or null), ``stop_when_decided`` and ``complete``.
 
 Every file is written to a hidden temp name in its own folder (``.<name>.<pid>.tmp``, which
@@ -169,9 +171,51 @@ def write_tally(path, tally: dict, meta: dict) -> Path:
 
 
 def read_tally(path) -> tuple[dict, dict]:
-    """(tally as int64 arrays, chunk manifest) of a finished chunk."""
-    data = json.loads(Path(path).read_text())
+    """(tally as int64 arrays, chunk manifest) of a finished chunk; ValueError when the file
+    is no tally (damaged)."""
+    data = json.loads(Path(path).read_bytes())        # UnicodeDecodeError is a ValueError
+    if not isinstance(data, dict) or not isinstance(data.get("tally"), dict) \
+            or not isinstance(data.get("chunk"), dict):
+        raise ValueError(f"{str(path)!r} holds no tally and chunk record")
     return {k: np.asarray(v, dtype=np.int64) for k, v in data["tally"].items()}, data["chunk"]
+
+
+def file_digest(path) -> dict:
+    """``{"bytes": size, "sha256": hex digest}`` of a file (what a chunk's tally records of
+    its rows, so that ``--resume`` can tell a finished chunk from a damaged one)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"bytes": Path(path).stat().st_size, "sha256": h.hexdigest()}
+
+
+def rows_problem(path, meta: dict) -> str | None:
+    """Why the rows file ``path`` is not the one its chunk's tally ``meta`` recorded
+    ("missing", "changed"), or None when it is. A tally of an older run without the record
+    is checked on the file's own chunk metadata."""
+    path = Path(path)
+    if not path.is_file():
+        return "missing"
+    want = meta.get("rows_file")
+    if want is not None:
+        return None if file_digest(path) == want else "changed"
+    return None if _footer_meta(path) == {k: meta.get(k) for k in ("study_hash", "cell",
+                                                                    "chunk", "games")} \
+        else "changed"
+
+
+def _footer_meta(path: Path) -> dict | None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        got = json.loads(pq.read_metadata(path).metadata[META_KEY])
+    except (pa.ArrowException, OSError, KeyError, TypeError, ValueError):
+        return None
+    return {k: got.get(k) for k in ("study_hash", "cell", "chunk", "games")}
 
 
 def remove_temp_files(root) -> int:

@@ -158,10 +158,64 @@ def plan_chunks(cell: Cell, chunk_games: int) -> list[Chunk]:
             for k, g0 in enumerate(range(0, cell.games, chunk_games))]
 
 
-def study_hash(study: Study, cells: list[Cell], chunk_games: int, rules_version: str) -> str:
-    """Content hash of what the dataset holds (game, rules version, seed, chunking, rows, every
-    cell's configuration and size); comments and layout of the file do not enter it."""
-    text = json.dumps({"game": study.game, "rules_version": rules_version, "seed": study.seed,
-                       "chunk_games": chunk_games, "rows": study.rows,
-                       "cells": [c.manifest() for c in cells]}, sort_keys=True, default=str)
+def study_content(study: Study, cells: list[Cell], chunk_games: int, rules_version: str) -> dict:
+    """What the dataset holds (game, rules version, seed, chunking, rows, every cell's
+    configuration and size), as JSON values: what :func:`study_hash` hashes, kept in the
+    manifest so that a refused ``--resume`` can name what changed (:func:`changes`)."""
+    return json.loads(json.dumps({"game": study.game, "rules_version": rules_version,
+                                  "seed": study.seed, "chunk_games": chunk_games,
+                                  "rows": study.rows, "cells": [c.manifest() for c in cells]},
+                                 default=str))
+
+
+def content_hash(content: dict) -> str:
+    text = json.dumps(content, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def study_hash(study: Study, cells: list[Cell], chunk_games: int, rules_version: str) -> str:
+    """Content hash of :func:`study_content`; comments and layout of the file do not enter
+    it."""
+    return content_hash(study_content(study, cells, chunk_games, rules_version))
+
+
+def changes(old: dict, new: dict, most: int = 4) -> str:
+    """The differences of two :func:`study_content`, in words: "seed 303 -> 304; games 10000
+    -> 12000 in cells 0, 1; cell 1: players 3 -> 4" (at most ``most`` parts)."""
+    parts = [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in dict.fromkeys([*old, *new])
+             if k != "cells" and old.get(k) != new.get(k)]
+    a, b = old.get("cells") or [], new.get("cells") or []
+    if len(a) != len(b):
+        parts.append(f"cells {len(a)} -> {len(b)}")
+    else:
+        parts += _cell_changes(a, b)
+    more = f"; and {len(parts) - most} more" if len(parts) > most else ""
+    return "; ".join(parts[:most]) + more or "nothing recorded differs"
+
+
+def _cell_changes(a: list, b: list) -> list[str]:
+    """A change shared by several cells once ("x 1 -> 2 in cells 0, 1"), the others by cell."""
+    seen: dict = {}
+    for i, (x, y) in enumerate(zip(a, b)):
+        fx, fy = _flat(x), _flat(y)
+        for k in dict.fromkeys([*fx, *fy]):
+            if fx.get(k) != fy.get(k):
+                seen.setdefault((k, repr(fx.get(k)), repr(fy.get(k))), []).append(i)
+    shared = [f"{k} {u} -> {v} in cells {', '.join(map(str, cs))}"
+              for (k, u, v), cs in seen.items() if len(cs) > 1]
+    by_cell: dict = {}
+    for (k, u, v), cs in seen.items():
+        if len(cs) == 1:
+            by_cell.setdefault(cs[0], []).append(f"{k} {u} -> {v}")
+    return shared + [f"cell {c}: {', '.join(w)}" for c, w in sorted(by_cell.items())]
+
+
+def _flat(cell: dict) -> dict:
+    """A cell's manifest with its options and grid one level down ("options.start_gold")."""
+    out = {}
+    for k, v in cell.items():
+        if isinstance(v, dict):
+            out.update({f"{k}.{kk}": vv for kk, vv in v.items()})
+        else:
+            out[k] = v
+    return out

@@ -33,16 +33,21 @@ from vikingsim.core.game import GameSpec
 FORMAT = "vikingsim-study/1"
 #: Game-length columns of the games' frames, in order of preference.
 LENGTH_COLUMNS = ("rounds", "turns", "rolls")
-#: At most this many cells get a sentence each among the findings (the tables have them all).
+#: At most this many cells get a sentence each among the outcome findings (the tables have all).
 FINDING_CELLS = 8
-#: At most this many cells are drawn in the length histogram.
-HIST_CELLS = 8
+#: Up to this many cells, the length histogram draws a line per cell; beyond, a box each.
+HIST_LINES = 4
 #: At most this many cells drawn as bars (studies of three or more knobs; the tables have all).
 BAR_CELLS = 60
 #: At most this many heatmap panels per figure.
 PANELS = 9
 ALPHA = 0.05
 DPI = 100
+#: Widest figure (inches at ``DPI``) the page shows at its own size (the body is 1100 px).
+PAGE_INCHES = 10.5
+#: Smallest text in a figure (points: 9 pt at 100 dpi = 12.5 px); heatmap numbers are larger.
+SMALL_PT = 9
+CELL_PT = 11
 
 
 # ---- loading --------------------------------------------------------------------------------
@@ -81,6 +86,8 @@ def load_study(path) -> StudyFolder:
     if not mpath.is_file():
         raise InputError(f"{str(path)!r} is not a study: it has no study.json")
     manifest = _read_manifest(mpath)
+    for c in manifest["cells"]:
+        c["title"] = cell_title(manifest, c)
     return StudyFolder(path, manifest, get(manifest["game"]))
 
 
@@ -178,6 +185,7 @@ def count_games(study: StudyFolder, source: str = "auto"
     if source not in SOURCES:
         raise InputError(f"source must be one of {', '.join(SOURCES)}, got {source!r}")
     rows = study.manifest.get("rows", True) is not False
+    check_seats(study)
     if source == "rows":
         if not rows:
             raise InputError(f"study {study.name!r} keeps tallies only (rows = false): it has "
@@ -214,11 +222,37 @@ def count_rows(study: StudyFolder, lengths_only: bool = False):
         return counts, None
     try:
         for batch in dataset.to_batches(columns=["cell", *need, *([length] if length else [])]):
-            _add_batch(counts, batch, length)
+            _add_batch(study, counts, batch, length)
     except (pa.ArrowException, OSError) as e:
         raise InputError(f"corrupt study data in {str(study.path / 'data')!r}: "
                          f"{one_line(e)}") from None
     return counts, length
+
+
+def check_seats(study: StudyFolder) -> None:
+    """InputError unless every finished chunk's tally of a seated game counts wins of as
+    many seats as study.json gives its cell players."""
+    from vikingsim.studies.dataset import read_tally
+
+    if not study.spec.seated:
+        return
+    for cell in study.cells:
+        for path in sorted((study.path / "data" / f"cell={cell['cell']}").glob(
+                "chunk-*.tally.json")):
+            try:
+                wins = read_tally(path)[0].get("wins")
+            except (OSError, ValueError) as e:
+                raise InputError(f"corrupt study tallies in {str(study.path / 'data')!r}: "
+                                 f"{one_line(e)}") from None
+            if wins is not None and len(wins) != cell["players"]:
+                raise InputError(f"study {study.name!r} does not hold together: "
+                                 f"{path.relative_to(study.path)} counts wins of {len(wins)} "
+                                 f"seats, but {_gives(cell)}")
+
+
+def _gives(cell: dict) -> str:
+    return (f"study.json gives cell {cell['cell']} ({raw_label(cell)}) {cell['players']} "
+            f"players")
 
 
 class Unsummarized(InputError):
@@ -279,7 +313,7 @@ def _count_of_summary(spec: GameSpec, summary, tally: dict, n: int, length) -> C
     return acc
 
 
-def _add_batch(counts: dict, batch, length: str | None) -> None:
+def _add_batch(study: StudyFolder, counts: dict, batch, length: str | None) -> None:
     import pyarrow.compute as pc
 
     cells = np.unique(batch.column("cell").to_numpy(zero_copy_only=False))
@@ -288,6 +322,11 @@ def _add_batch(counts: dict, batch, length: str | None) -> None:
             raise InputError(f"study data has data/cell={c}, which study.json does not list")
         rows = batch if len(cells) == 1 else batch.filter(pc.equal(batch.column("cell"), c))
         _add_rows(counts[int(c)], rows, length)
+        cell = next(e for e in study.cells if e["cell"] == int(c))
+        wins = counts[int(c)].wins
+        if study.spec.seated and wins is not None and wins.size > cell["players"]:
+            raise InputError(f"study {study.name!r} does not hold together: data/cell={c} "
+                             f"has games won by seat {wins.size - 1}, but {_gives(cell)}")
 
 
 def _add_rows(acc: CellCount, rows, length: str | None) -> None:
@@ -326,7 +365,51 @@ def _add_hist(a: np.ndarray | None, b: np.ndarray) -> np.ndarray:
 
 # ---- tidy tables ----------------------------------------------------------------------------
 def cell_label(cell: dict) -> str:
+    """The cell in words ("Ends of the Earth, 3 players"; see ``cell_title``)."""
+    return cell.get("title") or raw_label(cell)
+
+
+def raw_label(cell: dict) -> str:
+    """The cell as study.json names it ("variant=ends-of-earth players=3")."""
     return cell.get("label") or f"cell {cell['cell']}"
+
+
+def _labels(manifest: dict) -> dict:
+    labels = (manifest.get("report") or {}).get("labels")
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+
+
+def knob_words(manifest: dict, knob: str) -> str:
+    """A knob in words: the study file's ``[report.labels]`` entry, else its name with
+    spaces ("start_gold" -> "start gold")."""
+    return _labels(manifest).get(knob) or knob.replace("_", " ").replace(".", " ")
+
+
+def value_words(manifest: dict, knob: str, value) -> str:
+    """A knob's value in words: "3 players", the ``[report.labels]`` entry of the value
+    ("ends-of-earth" = "Ends of the Earth"), "start gold 20", "lookahead" (``policy``),
+    "random in seat 1" (``policy.1``)."""
+    v = _scalar(value)
+    labels = _labels(manifest)
+    if str(v) in labels:
+        return labels[str(v)]
+    if knob == "players":
+        return f"{v} players"
+    if isinstance(v, str) and v.endswith(".toml"):
+        v = v.rsplit("/", 1)[-1][:-len(".toml")]
+    parts = knob.split(".")
+    if isinstance(v, str) and knob == "policy":
+        return v
+    if isinstance(v, str) and len(parts) == 2 and parts[0] == "policy" and parts[1].isdigit():
+        return f"{v} in seat {parts[1]}"
+    return f"{knob_words(manifest, knob)} {v}"
+
+
+def cell_title(manifest: dict, cell: dict) -> str:
+    """The cell's knob values in words, joined ("Ends of the Earth, 3 players")."""
+    words = [value_words(manifest, k, v) for k, v in (cell.get("grid") or {}).items()]
+    text = ", ".join(words) or raw_label(cell)
+    return text[0].upper() + text[1:]
 
 
 def _contenders(spec: GameSpec, cell: dict, acc: CellCount):
@@ -377,8 +460,8 @@ def cell_tests(cf: pd.DataFrame) -> pd.DataFrame:
         rows.append({"cell": cell, "chi2": t.statistic, "p": t.pvalue, "decided": t.n_decided})
     out = pd.DataFrame(rows, columns=["cell", "chi2", "p", "decided"])
     if len(out):
-        reject, adj, _, _ = multipletests(out["p"].to_numpy(), alpha=ALPHA, method="holm")
-        out["p_holm"], out["reject"] = adj, reject
+        adj = multipletests(out["p"].to_numpy(), alpha=ALPHA, method="holm")[1]
+        out["p_holm"], out["reject"] = adj, adj < ALPHA      # decided on the p-value shown
     return out.set_index("cell")
 
 
@@ -505,42 +588,83 @@ def _test_text(study: StudyFolder, test, many: bool) -> str:
 
 
 # ---- findings -------------------------------------------------------------------------------
+def summary(study: StudyFolder, counts: dict, tables: dict) -> list[str]:
+    """The page's opening: the study's answer in a few plain sentences (who wins more than
+    a fair share, how it moves with the table size, whether each other knob changes
+    anything), each difference called one only when it is beyond noise after Holm."""
+    from vikingsim.studies import findings as F
+
+    mf = tables["contenders"]
+    out = [_scope_finding(study, counts)]
+    if mf.empty:
+        return out
+    out += [F.leader_sentence(study, mf), F.trailer_sentence(study, mf)]
+    lead = mf.loc[mf.groupby("cell", sort=False)["diff"].idxmax(), "who"]
+    if lead.nunique() == 1:
+        out.append(F.players_sentence(study, mf, lead.iloc[0]))
+    for knob, cmp in tables["comparisons"].items():
+        out.append(F.knob_sentence(study, knob, cmp, cell_label,
+                                   lambda k, *v: knob_words(study.manifest, k) if not v
+                                   else value_words(study.manifest, k, v[0])))
+    of = tables["outcomes"]
+    t = of[of["outcome"] == "truncated"] if len(of) else of
+    if len(t) and t["k"].sum():
+        out.append(f"{pct(t['k'].sum() / t['games'].sum())}% of the games hit the safety cap "
+                   f"and count for nobody.")
+    return [x for x in out if x]
+
+
 def findings(study: StudyFolder, counts: dict, tables: dict, length: str | None) -> list[str]:
     """The report's findings: plain sentences generated from the numbers."""
     out = [_scope_finding(study, counts)]
     out += _contender_findings(study, tables["contenders"], tables["tests"])
     out += _policy_findings(tables["policies"])
     out += _grid_findings(study, tables["contenders"])
-    out += _knob_findings(tables["knobs"])
     out += _outcome_findings(study, tables["outcomes"], tables["contenders"])
     out += _length_findings(tables["lengths"], counts, length)
     out += _note_findings(study, counts)
     return [s[0].upper() + s[1:] for s in out if s]
 
 
+def _and(words: list) -> str:
+    from vikingsim.studies.findings import _and as join
+
+    return join(words)
+
+
 def _scope_finding(study: StudyFolder, counts: dict) -> str:
     played = sum(a.games for a in counts.values())
     planned = sum(int(c["games"]) for c in study.cells)
     cells = len(study.cells)
-    knobs = f" over {', '.join(study.keys)}" if study.keys else ""
+    words = [knob_words(study.manifest, k) for k in study.keys]
+    knobs = f" over {_and(words)}" if words else ""
     share = f"{played / planned:.0%} of the {planned:,} planned games played"
+    sprt = study.manifest.get("stop_when_decided") or any(c.get("decided") for c in study.cells)
     state = ("every planned game played" if played >= planned else
-             f"complete, cells stopped early by the sequential test: {share}"
-             if study.manifest.get("complete") else f"not finished: {share}")
+             f"not finished: {share}" if not study.manifest.get("complete") else
+             f"complete, cells stopped early by the sequential test: {share}" if sprt else
+             f"complete by study.json, but {planned - played:,} of its {planned:,} games are "
+             f"missing from the data (rerun with --resume)")
     return (f"{study.spec.title}: {played:,} games in {cells} cell{'s' * (cells != 1)}"
             f"{knobs} ({state}).")
 
 
 def _contender_findings(study: StudyFolder, cf: pd.DataFrame, tests: pd.DataFrame) -> list[str]:
+    """One sentence per seat (or side): where its margin over fair is beyond noise (Holm
+    over every cell and seat) and where not; the equal-chances tests."""
+    from vikingsim.studies import findings as F
+
     if cf.empty:
         return []
     many = cf["cell"].nunique() > 1
-    top = cf.loc[cf.groupby("cell", sort=False)["diff"].apply(_furthest)]
-    ranked = top.reindex(top["diff"].abs().sort_values(ascending=False).index)
-    out = [contender_sentence(study, row, tests.loc[row.cell] if row.cell in tests.index
-                              else None, many) for row in ranked.head(FINDING_CELLS).itertuples()]
-    if len(ranked) > FINDING_CELLS:
-        out.append(f"({len(ranked) - FINDING_CELLS} more cells in the win-rate table below.)")
+    out = []
+    if not many:
+        test = tests.loc[cf["cell"].iloc[0]] if len(tests) else None
+        row = next(cf.loc[[_furthest(cf["diff"])]].itertuples())
+        out.append(contender_sentence(study, row, test, False))
+    for who, g in cf.groupby("who", sort=False):
+        if many or g["finding"].any():
+            out.append(F.seat_sentence(study, who, g, lambda r: r["label"]))
     if many and len(tests):
         what = "seats" if study.spec.seated else "sides"
         out.append(f"The {what} differ significantly from equal chances in "
@@ -571,19 +695,6 @@ def _grid_findings(study: StudyFolder, cf: pd.DataFrame) -> list[str]:
         return ["Across the grid, every margin over fair stays within 0.1 points."]
     return [f"Across the grid, {who}'s margin over fair goes from {100 * lo['diff']:+.1f} points "
             f"({lo['label']}) to {100 * hi['diff']:+.1f} points ({hi['label']})."]
-
-
-def _knob_findings(kf: pd.DataFrame) -> list[str]:
-    """Per knob: the seat or side whose pooled win rate moves most with the knob's value."""
-    out = []
-    for key, g in kf.groupby("knob", sort=False) if not kf.empty else []:
-        span = g.groupby("who", sort=False)["rate"].agg(lambda r: r.max() - r.min())
-        h = g[g["who"] == span.round(9).idxmax()]            # ties: the first seat/side
-        lo, hi = h.loc[h["rate"].idxmin()], h.loc[h["rate"].idxmax()]
-        out.append(f"Over {key} (other knobs pooled), {lo['who']} wins from {pct(lo['rate'])}% "
-                   f"{ci_text(lo['lo'], lo['hi'])} ({key}={lo['value']}) to "
-                   f"{pct(hi['rate'])}% {ci_text(hi['lo'], hi['hi'])} ({key}={hi['value']}).")
-    return out
 
 
 def _outcome_findings(study: StudyFolder, of: pd.DataFrame, cf: pd.DataFrame) -> list[str]:
@@ -711,11 +822,15 @@ def heatmap_figure(study: StudyFolder, df: pd.DataFrame, group: str, value: str,
         span = float(np.nanmax(np.abs(df[value].to_numpy() * scale - center))) or 1.0
         vmin, vmax, center = center - span, center + span, None
     groups = list(dict.fromkeys(df[group]))[:PANELS]
-    xs, ys = _short_values(_knob_values(df, x)), _short_values(_knob_values(df, y))
+    labels = _labels(study.manifest)
+    xs = _wrapped(_short_values([labels.get(str(v), v) for v in _knob_values(df, x)]))
+    ys = _short_values([labels.get(str(v), v) for v in _knob_values(df, y)])
     nx, ny = len(set(map(str, xs))), len(set(map(str, ys)))
-    cols = min(3 if nx <= 6 else 2 if nx <= 12 else 1, len(groups))
+    longest = max(len(line) for v in xs for line in str(v).split("\n"))
+    width = min(PAGE_INCHES, max(3.4, 1.7 + nx * max(0.55, 0.085 * longest)))    # one panel
+    cols = max(1, min(3, len(groups), int(PAGE_INCHES // width)))
     rows = -(-len(groups) // cols)
-    fig = _new_figure(cols * max(4.2, 2.8 + 0.45 * nx), rows * max(3.4, 2.4 + 0.3 * ny))
+    fig = _new_figure(cols * width, rows * max(3.0, 2.2 + 0.4 * ny))
     for i, name in enumerate(groups):
         pick = (df[group] == name).to_numpy()
         frame = pd.DataFrame({x: np.asarray(xs, dtype=object)[pick],
@@ -723,10 +838,19 @@ def heatmap_figure(study: StudyFolder, df: pd.DataFrame, group: str, value: str,
                               label: df[value].to_numpy()[pick] * scale})
         ax = fig.add_subplot(rows, cols, i + 1)
         odds_heatmap(frame, x, y, label, ax=ax, title=str(name), center=center, vmin=vmin,
-                     vmax=vmax, fmt=fmt, cmap=cmap)
+                     vmax=vmax, fmt=fmt, cmap=cmap, fontsize=CELL_PT)
+        ax.set_xlabel(knob_words(study.manifest, x))
+        ax.set_ylabel(knob_words(study.manifest, y))
         if nx > 4:
             ax.tick_params(axis="x", labelrotation=45)
     return fig
+
+
+def _wrapped(values: list) -> list:
+    """Texts longer than 10 characters on lines of at most 10 (numbers unchanged)."""
+    import textwrap
+
+    return [textwrap.fill(v, 10) if isinstance(v, str) and len(v) > 10 else v for v in values]
 
 
 def _short_values(values: list) -> list:
@@ -767,10 +891,18 @@ def lines_figure(study: StudyFolder, df: pd.DataFrame, group: str, ylabel: str, 
         order = np.argsort(xs, kind="stable")
         ax.plot(np.asarray(xs)[order], 100 * f["fair"].to_numpy()[order], "k--", lw=1,
                 label="fair")
-    ax.set_xlabel(key)
+    ax.set_xlabel(knob_words(study.manifest, key))
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8)
+    _legend_outside(fig, ax)
     return fig
+
+
+def _legend_outside(fig, ax, ncols: int | None = None) -> None:
+    """The legend above the plot, outside the axes (never over the data)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside upper center", fontsize=SMALL_PT,
+                   ncols=ncols or min(6, len(labels)), frameon=False)
 
 
 def bars_figure(df: pd.DataFrame, group: str, xlabel: str, fair: bool = False):
@@ -793,10 +925,10 @@ def bars_figure(df: pd.DataFrame, group: str, xlabel: str, fair: bool = False):
         ys = np.array([labels.index(v) for v in f["label"]])
         ax.vlines(100 * f["fair"], ys - 0.45, ys + 0.45, colors="k", linestyles="--", lw=1,
                   label="fair")
-    ax.set_yticks(range(len(labels)), labels, fontsize=7 if len(labels) > 12 else 8)
+    ax.set_yticks(range(len(labels)), labels, fontsize=SMALL_PT)
     ax.invert_yaxis()                                   # first cell on top, as in the tables
     ax.set_xlabel(xlabel)
-    ax.legend(fontsize=8, ncols=min(4, len(names) + fair), loc="lower right")
+    _legend_outside(fig, ax, ncols=min(6, len(names) + fair))
     return fig
 
 
@@ -813,18 +945,43 @@ def rate_figure(study: StudyFolder, df: pd.DataFrame, group: str, ylabel: str, f
 
 
 def length_hist_figure(study: StudyFolder, counts: dict, length: str):
-    """Share of games by length, one step line per cell (the first ``HIST_CELLS`` cells)."""
+    """Game lengths of every cell: step lines of the share of games by length for up to
+    ``HIST_LINES`` cells; beyond that one box per cell (the first ``BAR_CELLS``; box 25th to
+    75th percentile, line at the median, whiskers 10th and 90th, dot the mean), so that no
+    cell is dropped and no line hides another."""
+    shown = [c for c in study.cells if counts[c["cell"]].length is not None][:BAR_CELLS]
+    if len(shown) > HIST_LINES:
+        return _length_boxes(shown, counts, length)
     fig = _new_figure()
     ax = fig.add_subplot()
-    shown = [c for c in study.cells if counts[c["cell"]].length is not None][:HIST_CELLS]
     for c in shown:
         h = counts[c["cell"]].length
         ax.step(np.arange(h.size), 100 * h / h.sum(), where="mid", label=cell_label(c))
     ax.set_xlabel(length)
     ax.set_ylabel("% of games")
     if len(shown) > 1:
-        ax.legend(fontsize=8)
+        _legend_outside(fig, ax, ncols=2)
     return fig
+
+
+def _length_boxes(cells: list, counts: dict, length: str):
+    fig = _new_figure(8.0, 1.2 + 0.32 * len(cells))
+    ax = fig.add_subplot()
+    stats_ = [_box_stats(counts[c["cell"]].length, cell_label(c)) for c in cells]
+    ax.bxp(stats_, orientation="horizontal", showmeans=True, showfliers=False,
+           widths=0.6)
+    ax.tick_params(axis="y", labelsize=SMALL_PT)
+    ax.invert_yaxis()                                   # first cell on top, as in the tables
+    ax.set_xlabel(f"{length} (box: 25th-75th percentile, line: median, whiskers: 10th and "
+                  f"90th, dot: mean)", fontsize=SMALL_PT + 1)
+    return fig
+
+
+def _box_stats(h: np.ndarray, label: str) -> dict:
+    cum = np.cumsum(h) / h.sum()
+    q = {p: int(np.searchsorted(cum, p)) for p in (0.1, 0.25, 0.5, 0.75, 0.9)}
+    return {"label": label, "whislo": q[0.1], "q1": q[0.25], "med": q[0.5], "q3": q[0.75],
+            "whishi": q[0.9], "mean": stats.hist_mean_sd(h)[0], "fliers": []}
 
 
 def length_grid_figure(study: StudyFolder, lf: pd.DataFrame, length: str):
@@ -861,6 +1018,9 @@ window.addEventListener("load", function () {
   for (var i = 0; i < imgs.length; i++) {
     var good = imgs[i].complete && imgs[i].naturalWidth > 0;
     imgs[i].setAttribute("data-rendered", good ? "1" : "0");
+    if (good) {   // shown width over the PNG's own: below 1 the figure's text shrinks
+      imgs[i].setAttribute("data-scale", (imgs[i].width / imgs[i].naturalWidth).toFixed(3));
+    }
     ok += good ? 1 : 0;
   }
   document.body.setAttribute("data-images", ok + "/" + imgs.length);
@@ -894,8 +1054,21 @@ def table_html(header: list[str], rows: list[list], num: set = frozenset()) -> s
 
 
 def figure_html(fig, caption: str) -> str:
-    return (f'<figure><img src="{data_uri(fig)}" alt="{esc(caption)}">'
+    """The figure as an <img> with its smallest text in pixels of the PNG
+    (``data-min-font-px``, checked against the size it is shown at in a browser)."""
+    uri = data_uri(fig)
+    return (f'<figure><img src="{uri}" alt="{esc(caption)}" '
+            f'data-min-font-px="{min_font_px(fig):.1f}">'
             f"<figcaption>{esc(caption)}</figcaption></figure>")
+
+
+def min_font_px(fig) -> float:
+    """The smallest size (pixels at ``DPI``) of the figure's visible, non-empty texts."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=99.0) * DPI / 72
 
 
 def section(title: str, *parts: str) -> str:
@@ -905,7 +1078,8 @@ def section(title: str, *parts: str) -> str:
 def _contender_rows(cf: pd.DataFrame) -> list[list]:
     return [[r.label, r.who, r.policy or "-", f"{r.wins:,}", f"{r.games:,}", f"{pct(r.rate)}%",
              ci_text(r.lo, r.hi), f"{pct(r.fair)}%", f"{100 * r.diff:+.1f}",
-             "yes" if r.outside else "no"] for r in cf.itertuples()]
+             f"[{100 * r.dlo:+.1f}, {100 * r.dhi:+.1f}]", p_text(r.p_fair_holm),
+             "yes" if r.finding else "no"] for r in cf.itertuples()]
 
 
 def contenders_html(study: StudyFolder, cf: pd.DataFrame, tests: pd.DataFrame) -> str:
@@ -917,8 +1091,8 @@ def contenders_html(study: StudyFolder, cf: pd.DataFrame, tests: pd.DataFrame) -
            + (" (heatmaps: points above or below the fair share)" if _two_knob_grid(study, cf)
               else "; dashed: fair share of the decided games"))
     table = table_html(["cell", what, "policy", "wins", "games", "win rate", "95% interval",
-                        "fair", "vs fair (points)", "interval excludes fair"],
-                       _contender_rows(cf), num={3, 4, 5, 7, 8})
+                        "fair", "vs fair (points)", "vs fair, Holm-corrected", "p (Holm)",
+                        "beyond noise"], _contender_rows(cf), num={3, 4, 5, 7, 8})
     return section(f"Win rates by {what}", figure_html(fig, cap), table, _tests_html(tests))
 
 
@@ -948,7 +1122,8 @@ def knobs_html(study: StudyFolder, kf: pd.DataFrame) -> str:
     if kf.empty:
         return ""
     what = "seat" if study.spec.seated else "side"
-    rows = [[r.knob, r.value, r.who, f"{r.wins:,}", f"{r.games:,}", f"{pct(r.rate)}%",
+    rows = [[knob_words(study.manifest, r.knob), _value_text(study, r.knob, r.value), r.who,
+             f"{r.wins:,}", f"{r.games:,}", f"{pct(r.rate)}%",
              ci_text(r.lo, r.hi), f"{pct(r.fair)}%", f"{100 * r.diff:+.1f}"]
             for r in kf.itertuples()]
     return section("Win rates by knob value",
@@ -956,6 +1131,12 @@ def knobs_html(study: StudyFolder, kf: pd.DataFrame) -> str:
                    table_html(["knob", "value", what, "wins", "games", "win rate",
                                "95% interval", "fair", "vs fair (points)"], rows,
                               num={3, 4, 5, 7, 8}))
+
+
+def _value_text(study: StudyFolder, knob: str, value: str) -> str:
+    """A knob value of the knob table (kept as text there) in words, without the knob."""
+    labels = _labels(study.manifest)
+    return labels.get(str(value), str(value))
 
 
 def outcomes_html(study: StudyFolder, of: pd.DataFrame) -> str:
@@ -969,8 +1150,13 @@ def outcomes_html(study: StudyFolder, of: pd.DataFrame) -> str:
                                  "Share of games by outcome, with 95% Wilson intervals"))
     rows = [[r.label, r.outcome, f"{r.k:,}", f"{r.games:,}", f"{pct(r.rate)}%",
              ci_text(r.lo, r.hi)] for r in shown.itertuples()]
-    parts.append(table_html(["cell", "outcome", "games", "of", "share", "95% interval"], rows,
-                            num={2, 3, 4}))
+    happened = list(seen[seen > 0].index)
+    if len(happened) == 1:                  # a table of "100.0%" rows says nothing more
+        parts.append(f"<p>Every game of every cell ended in {esc(happened[0])} "
+                     f"({int(seen[happened[0]]):,} games).</p>")
+    else:
+        parts.append(table_html(["cell", "outcome", "games", "of", "share", "95% interval"],
+                                rows, num={2, 3, 4}))
     never = [o for o in seen.index if seen[o] == 0]
     if never:
         parts.append(f"<p>Never happened in any cell: {esc(', '.join(never))}.</p>")
@@ -980,10 +1166,9 @@ def outcomes_html(study: StudyFolder, of: pd.DataFrame) -> str:
 def lengths_html(study: StudyFolder, counts: dict, lf: pd.DataFrame, length: str | None) -> str:
     if length is None or lf.empty:
         return ""
-    parts = [figure_html(length_hist_figure(study, counts, length),
-                         f"Game length ({length}): share of games"
-                         + (f"; first {HIST_CELLS} of {len(lf)} cells" if len(lf) > HIST_CELLS
-                            else ""))]
+    caption = (f"Game length ({length}) of every cell" if len(lf) > HIST_LINES else
+               f"Game length ({length}): share of games")
+    parts = [figure_html(length_hist_figure(study, counts, length), caption)]
     if _two_knob_grid(study, lf) or (len(study.keys) == 1 and len(lf) > 1):
         parts.append(figure_html(length_grid_figure(study, lf, length),
                                  f"Mean game length ({length}) over the grid"))
@@ -1003,7 +1188,7 @@ def provenance_html(study: StudyFolder, counts: dict) -> str:
              ("games per chunk", m.get("chunk_games", "-")),
              ("grid knobs", ", ".join(study.keys) or "none"), ("versions", versions or "-")]
     facts = table_html(["", ""], [list(i) for i in items])
-    rows = [[c["cell"], cell_label(c), c["players"], ", ".join(map(str, c["policies"])),
+    rows = [[c["cell"], raw_label(c), c["players"], ", ".join(map(str, c["policies"])),
              f"{c['games']:,}", f"{c.get('games_done', '-')}", f"{counts[c['cell']].games:,}",
              c.get("decided") or "-"] for c in study.cells]
     cells = table_html(["cell", "label", "players", "policies", "games planned", "games done",
@@ -1026,6 +1211,11 @@ def _details(summary: str, text: str) -> str:
     return f"<details><summary>{esc(summary)}</summary><pre>{esc(text)}</pre></details>"
 
 
+def summary_html(sentences: list[str]) -> str:
+    items = "".join(f"<p>{esc(s)}</p>" for s in sentences)
+    return f'<section class="summary"><h2>In short</h2>{items}</section>'
+
+
 def findings_html(sentences: list[str]) -> str:
     items = "".join(f"<li>{esc(s)}</li>" for s in sentences)
     return section("Findings", f'<ul class="findings">{items}</ul>',
@@ -1036,8 +1226,13 @@ def findings_html(sentences: list[str]) -> str:
 
 # ---- the report -----------------------------------------------------------------------------
 def build_tables(study: StudyFolder, counts: dict) -> dict:
-    cf = contender_frame(study, counts)
+    from vikingsim.studies.findings import comparisons, margins
+
+    cf = margins(contender_frame(study, counts))
+    cmp = {k: comparisons(study, cf, k) for k in study.keys if k != "players"} \
+        if not cf.empty else {}
     return {"contenders": cf, "tests": cell_tests(cf) if not cf.empty else pd.DataFrame(),
+            "comparisons": cmp,
             "policies": policy_frame(cf), "knobs": knob_frame(study, cf),
             "outcomes": outcome_frame(study, counts),
             "lengths": length_frame(study, counts)}
@@ -1049,7 +1244,8 @@ def render(study: StudyFolder, source: str = "auto") -> tuple[str, list[str]]:
     counts, length = count_games(study, source)
     tables = build_tables(study, counts)
     words = findings(study, counts, tables, length)
-    body = "".join([findings_html(words),
+    short = summary(study, counts, tables)
+    body = "".join([summary_html(short), findings_html(words[1:]),
                     contenders_html(study, tables["contenders"], tables["tests"]),
                     policies_html(tables["policies"]),
                     knobs_html(study, tables["knobs"]),
@@ -1057,7 +1253,7 @@ def render(study: StudyFolder, source: str = "auto") -> tuple[str, list[str]]:
                     lengths_html(study, counts, tables["lengths"], length),
                     provenance_html(study, counts)])
     return PAGE.substitute(title=esc(_title(study)), subtitle=esc(_subtitle(study)),
-                           body=body, css=CSS, script=SCRIPT), words
+                           body=body, css=CSS, script=SCRIPT), short + words[1:]
 
 
 def _title(study: StudyFolder) -> str:

@@ -24,8 +24,8 @@ from vikingsim.core.errors import InputError
 from vikingsim.core.inputs import changed_file
 from vikingsim.core.results import add_tallies, package_versions
 from vikingsim.studies import dataset as D
-from vikingsim.studies.plan import (Cell, Chunk, chunk_size, local_path, plan_cells, plan_chunks,
-                                   study_hash)
+from vikingsim.studies.plan import (Cell, Chunk, changes, chunk_size, content_hash, local_path,
+                                   plan_cells, plan_chunks, study_content, study_hash)
 from vikingsim.studies.spec import Study, load_study
 
 
@@ -69,9 +69,12 @@ def play_chunk(task: ChunkTask) -> dict:
                 df["game_id"] += c.first_game + a
                 yield df
 
-        D.write_rows(D.chunk_path(task.root, c.cell, c.chunk), frames(), task.meta)
+        rows = D.write_rows(D.chunk_path(task.root, c.cell, c.chunk), frames(), task.meta)
+        meta = {**task.meta, "rows_file": D.file_digest(rows)}     # checked by --resume
+    else:
+        meta = task.meta
     tally = spec.tally(setup, out)
-    D.write_tally(D.tally_path(task.root, c.cell, c.chunk), tally, task.meta)
+    D.write_tally(D.tally_path(task.root, c.cell, c.chunk), tally, meta)
     return tally
 
 
@@ -134,7 +137,7 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
 
     ``elapsed_s`` of the result is the time spent playing chunks once the backend was up;
     ``backend_start_s`` the time it took to start it (a LocalCluster takes seconds)."""
-    from vikingsim.studies.backends import check_backend
+    from vikingsim.studies.backends import check_backend, make_backend
 
     check_backend(backend, workers, scheduler)
     study = study if isinstance(study, Study) else load_study(study)
@@ -142,10 +145,17 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
         study = replace(study, games=_games(games))
     spec, states, manifest = _plan_run(study, stop_when_decided)
     root = Path(out) if out is not None else Path("results") / study.name
-    _prepare(root, manifest, resume)
-    resumed = _feed_finished(root, states, manifest)
-    return _play(root, study, spec, states, manifest, resumed, (backend, workers, scheduler),
-                 progress)
+    _check_out(root, manifest, resume)
+    t_start = time.perf_counter()
+    pool = make_backend(backend, workers, scheduler)    # reached before anything is written
+    start_s = time.perf_counter() - t_start
+    try:
+        _prepare(root, manifest)
+        resumed = _feed_finished(root, states, manifest)
+    except BaseException:
+        pool.close(cancel=True)
+        raise
+    return _play(root, study, spec, states, manifest, resumed, pool, start_s, progress)
 
 
 def _plan_run(study: Study, stop_when_decided: bool):
@@ -167,12 +177,8 @@ def _plan_run(study: Study, stop_when_decided: bool):
     return spec, states, _manifest(study, spec, cells, size, stop_when_decided)
 
 
-def _play(root, study, spec, states, manifest, resumed, backend, progress) -> StudyRun:
-    """Start the backend, play the chunks left, write the summaries."""
-    from vikingsim.studies.backends import make_backend
-
-    t_start = time.perf_counter()
-    pool = make_backend(*backend)
+def _play(root, study, spec, states, manifest, resumed, pool, start_s, progress) -> StudyRun:
+    """Play the chunks left on the started backend ``pool``, write the summaries."""
     t0 = time.perf_counter()
     try:
         ran = _schedule(root, study, states, manifest, pool, progress)
@@ -183,7 +189,7 @@ def _play(root, study, spec, states, manifest, resumed, backend, progress) -> St
     pool.close()
     summaries = _finish(root, spec, states, manifest)
     return StudyRun(root, manifest, summaries, time.perf_counter() - t0, ran, resumed,
-                    t0 - t_start)
+                    start_s)
 
 
 def _games(games) -> int:
@@ -229,19 +235,21 @@ def _holds(root: Path, study: Study, complete: bool = True) -> bool:
 def _manifest(study: Study, spec, cells: list, size: int, stop_when_decided: bool) -> dict:
     stop = None if study.stop is None else {k: getattr(study.stop, k) for k in
                                             ("metric", "p0", "p1", "alpha", "beta")}
+    content = study_content(study, cells, size, spec.rules_version)
     return {"format": D.FORMAT, "name": study.name, "title": study.title,
             "study_file": study.path, "study_toml": study.text, "game": spec.name,
             "rules_version": spec.rules_version, "versions": package_versions(),
             "root_seed": study.seed, "chunk_games": size, "grid_keys": study.grid_keys,
             "report": study.report, "rows": study.rows, "stop": stop,
             "stop_when_decided": stop_when_decided,
-            "study_hash": study_hash(study, cells, size, spec.rules_version),
+            "study_hash": content_hash(content), "study_content": content,
             "complete": False,
             "cells": [{**c.manifest(), "games_done": 0, "decided": None} for c in cells]}
 
 
-def _prepare(root: Path, manifest: dict, resume: bool) -> None:
-    """A fresh folder, or (``resume``) one holding the same study; stale temp files removed."""
+def _check_out(root: Path, manifest: dict, resume: bool) -> None:
+    """InputError unless ``root`` is a fresh folder, or (``resume``) one holding the same
+    study (nothing written)."""
     if root.exists() and not root.is_dir():
         raise InputError(f"--out {str(root)!r} is a file, not a folder")
     if (root / D.MANIFEST).exists():
@@ -250,13 +258,23 @@ def _prepare(root: Path, manifest: dict, resume: bool) -> None:
             raise InputError(f"{str(root)!r} already holds study {old['name']!r}: add --resume "
                              f"to continue it, or give another --out")
         _refuse_changed_files(root, old, manifest)
-        for key in ("study_hash", "stop_when_decided"):
-            if old.get(key) != manifest[key]:
-                raise InputError(f"{str(root)!r} holds a different run ({key} "
-                                 f"{old.get(key)!r}, this one {manifest[key]!r}): give "
-                                 f"another --out")
+        if old.get("study_hash") != manifest["study_hash"]:
+            what = (changes(old["study_content"], manifest["study_content"])
+                    if isinstance(old.get("study_content"), dict) else
+                    f"study_hash {old.get('study_hash')!r}, this one "
+                    f"{manifest['study_hash']!r}")
+            raise InputError(f"{str(root)!r} holds a different run ({what}): give another "
+                             f"--out")
+        if old.get("stop_when_decided") != manifest["stop_when_decided"]:
+            raise InputError(f"{str(root)!r} holds a different run (stop_when_decided "
+                             f"{old.get('stop_when_decided')!r}, this one "
+                             f"{manifest['stop_when_decided']!r}): give another --out")
     elif root.exists() and any(root.iterdir()):
         raise InputError(f"--out {str(root)!r} is a non-empty folder without {D.MANIFEST}")
+
+
+def _prepare(root: Path, manifest: dict) -> None:
+    """The folder checked by :func:`_check_out` with its manifest; stale temp files removed."""
     (root / "data").mkdir(parents=True, exist_ok=True)
     D.remove_temp_files(root)
     D.write_json(root / D.MANIFEST, manifest)
@@ -273,19 +291,43 @@ def _refuse_changed_files(root: Path, old: dict, manifest: dict) -> None:
 
 
 def _feed_finished(root: Path, states: list, manifest: dict) -> int:
-    """Feed the tallies of chunks an earlier run finished; return how many there were."""
-    n = 0
+    """Feed the tallies of chunks an earlier run finished; return how many there were. A
+    chunk whose tally is unreadable, or whose rows are not the file its tally recorded (size
+    and SHA-256), is not finished: it is removed (one line says which) and played again."""
+    n, damaged = 0, []
     for s in states:
         for c in s.chunks:
             path = D.tally_path(root, c.cell, c.chunk)
-            if path.exists():
-                tally, meta = D.read_tally(path)
-                if meta.get("study_hash") != manifest["study_hash"]:
-                    raise InputError(f"{str(path)!r} belongs to another study: give another "
-                                     f"--out")
-                _accept(root, s, c, tally)
-                n += 1
+            if not path.exists():
+                continue
+            problem, tally = _finished_chunk(root, c, path, manifest)
+            if problem is not None:
+                damaged.append(problem)
+                D.remove_chunk(root, c.cell, c.chunk)
+                continue
+            _accept(root, s, c, tally)
+            n += 1
+    if damaged:
+        print(f"vikingsim: {len(damaged)} finished chunk{'s' * (len(damaged) != 1)} did not "
+              f"match {'their tallies' if len(damaged) != 1 else 'its tally'}, playing "
+              f"again: {', '.join(damaged)}", file=sys.stderr)
     return n
+
+
+def _finished_chunk(root: Path, c: Chunk, path: Path, manifest: dict):
+    """(None, tally) of a sound finished chunk, or (what is wrong, None)."""
+    try:
+        tally, meta = D.read_tally(path)
+    except ValueError:
+        return f"{path.relative_to(root)} (unreadable)", None
+    if meta.get("study_hash") != manifest["study_hash"]:
+        raise InputError(f"{str(path)!r} belongs to another study: give another --out")
+    if manifest["rows"]:
+        rows = D.chunk_path(root, c.cell, c.chunk)
+        problem = D.rows_problem(rows, meta)
+        if problem is not None:
+            return f"{rows.relative_to(root)} ({problem})", None
+    return None, tally
 
 
 def _accept(root: Path, s: CellState, c: Chunk, tally: dict) -> None:
