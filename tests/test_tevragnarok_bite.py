@@ -1,0 +1,146 @@
+"""Ragnarok tests that bite (issue 18 §5): each checks one rule that a consistent misreading
+of kernel, reference and shared data got past the rules tests. Each position is built by hand
+(``test_tevragnarok_harness.Pos``) and played by the reference's own method and the kernel's
+own function (plain Python); the two must agree, and the values are worked by hand from the
+rules notes (``docs/rules/tevragnarok.md``, section in each docstring). Every rule option a
+test depends on is set explicitly (``RULES``; the parameter file written out where a key
+matters), never taken from a default.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_tevragnarok_harness import K, Pos, card, same
+from vikingsim.core.testing import ScriptedUniform
+from vikingsim.games.tevragnarok.rules import CardKind
+
+A, B, C = 0, 1, 2                  # Runes; default board runes [A, B, C, A, B, C, A, B]
+#: every rule these tests lean on, set explicitly
+RULES = dict(params="default", valkyrie_card_condition="per_card", giant_drain=True,
+             last_battles="resolve")
+
+
+def pos_with(tmp_path=None, params_text=None, **opts):
+    """A blank position; ``params_text`` is written to a parameter file first."""
+    rules = {**RULES, **opts}
+    if params_text is not None:
+        path = tmp_path / "bite.toml"
+        path.write_text(params_text)
+        rules["params"] = str(path)
+    return Pos(**rules)
+
+
+def lone_battle(pos, seat, fighter, invader, prize, row=0, end=0):
+    """Seat ``seat`` alone in a battle for ``prize`` (taken from that row end) against the
+    Invaders, whose card ``invader`` is the top of the deck; resolved by both engines."""
+    g = pos.g
+    g.rows[row].remove(prize)
+    g.battles[seat] = {"prize": prize, "row": row, "end": end,
+                       "entries": [(seat, fighter, g.strength(g.players[seat], fighter))]}
+    g.deck = [invader]
+    pos.sync()
+    g.resolve(seat)
+    K._resolve(pos.cf, pos.st, seat, np.array(pos.kinds), np.array(pos.params),
+               ScriptedUniform([]), pos.kpol)
+    return same(pos)
+
+
+# ---------------------------------------------------------------- §2.5 one fighter wins
+
+@pytest.mark.parametrize("invader_kind, fury", [
+    ("base_c", [0, 0, 1]),        # a base card of Rune C: C's god +1
+    ("einherjar_b", [0, 1, 0]),   # an Einherjar card has a Rune (B): +1 to B
+    ("valkyrie", [0, 0, 0]),      # a Valkyrie card's Rune is a Joker: no god gains
+])
+def test_a_lone_fighter_who_beats_the_invaders_gives_their_god_fury(invader_kind, fury):
+    """§2.5, §4.7: alone against the Invaders, a fighter of Strength 7 (Rune A, no Steel)
+    beats the Invader card (a base card of Strength 2; a special card counts
+    ``invader_special_strength`` 4; no earlier Invader card, so no growth): the fighter
+    takes the Favor card and *the Invader card's god* gains 1 Fury (none for a Joker). No
+    unit is on the board, so no control changes add Fury; the fighter's own god gets none."""
+    pos = pos_with()
+    fighter = card(pos.rules, strength=7, cost=0, rune=A)
+    invader = {"base_c": lambda: card(pos.rules, strength=2, rune=C),
+               "einherjar_b": lambda: card(pos.rules, kind=CardKind.EINHERJAR, rune=B),
+               "valkyrie": lambda: card(pos.rules, kind=CardKind.VALKYRIE)}[invader_kind]()
+    v = lone_battle(pos, 0, fighter, invader, prize=0)
+    assert v["won"] == [1, 0] and v["lost"] == [0, 0] and v["favors"][0] == [0]
+    assert v["fury"] == fury and v["fury_nodrain"] == fury
+    assert v["discard"] == [invader, fighter]                  # §4.8: Invader card first
+
+
+def test_a_lone_fighter_who_loses_to_the_invaders_gives_their_god_none():
+    """§2.5: Invaders win (Strength 1 fighter of Rune B against a 7 of Rune C): the prize
+    goes back to its row end, the fighter loses: Boon (+2 Food, B's resource) and +1 Fury to
+    *its own* card's god B, and deploys its B Valkyrie; C (the Invaders' god) gains nothing."""
+    pos = pos_with()
+    fighter = card(pos.rules, strength=1, cost=0, rune=B)
+    invader = card(pos.rules, strength=7, rune=C)
+    v = lone_battle(pos, 0, fighter, invader, prize=0)
+    assert v["won"] == [0, 0] and v["lost"] == [1, 0] and v["rows"][0] == [0, 1, 2]
+    assert v["fury"][C] == 0 and v["fury"][A] == 0 and v["fury"][B] >= 1
+    assert v["res"][0] == [2, 4, 2] and v["valk"][0][B] >= 0
+
+
+# ---------------------------------------------------------------- §2.5 a 4th Favor card
+
+def test_a_fourth_favor_card_sends_the_least_valuable_back(tmp_path):
+    """§2.5, §4.7: at most 3 Favor cards; winning a 4th sends the least valuable at the
+    current ranks back to the prize's row end. Fury A 3, B 2, C 1: ranks A 1st, B 2nd, C 3rd,
+    Favor VP 3 / 2 / 1 (``scoring.favor``). Favor card f carries Rune f mod 3. Seat 0 holds
+    3 (A, 3 VP), 4 (B, 2 VP), 5 (C, 1 VP) and wins 6 (A, 3 VP) from the front of row 0: it
+    keeps 3, 4, 6 and card 5 goes to the front of row 0 (row 0 was 6, 7, 8 -> 5, 7, 8). The
+    bag: 2 Wood (A's resource). The Invader card is a Valkyrie card (4, a Joker: no Fury)."""
+    pos = pos_with(params_text="[scoring]\nfavor = [3, 2, 1]\n[economy]\nfavor_bag = 2\n"
+                   "favor_cards = 18\n", tmp_path=tmp_path)
+    g = pos.g
+    g.rows = [[6, 7, 8], [9, 10, 11]]
+    g.players[0].favors = [3, 4, 5]
+    g.fury, g.fury_nodrain = [3, 2, 1], [3, 2, 1]
+    fighter = card(pos.rules, strength=7, cost=0, rune=B)
+    v = lone_battle(pos, 0, fighter, card(pos.rules, kind=CardKind.VALKYRIE), prize=6)
+    assert v["favors"][0] == [3, 4, 6]
+    assert v["rows"] == [[5, 7, 8], [9, 10, 11]]
+    assert v["res"][0] == [4, 2, 2] and v["fury"] == [3, 2, 1]
+
+
+def test_a_fourth_favor_card_goes_back_to_the_back_end_it_came_from(tmp_path):
+    """§2.5: same, the prize taken from the back of row 1 (end 1): held 3 (A), 4 (B), 5 (C),
+    Fury C 3, B 2, A 1 (C 1st): least valuable is 3 (A, 1 VP); won 11 (C, 3 VP). Kept 4, 5,
+    11; card 3 goes to the back of row 1 (9, 10 -> 9, 10, 3). Bag: 2 Steel (C's resource)."""
+    pos = pos_with(params_text="[scoring]\nfavor = [3, 2, 1]\n[economy]\nfavor_bag = 2\n",
+                   tmp_path=tmp_path)
+    g = pos.g
+    g.rows = [[6, 7, 8], [9, 10, 11]]
+    g.players[0].favors = [3, 4, 5]
+    g.fury, g.fury_nodrain = [1, 2, 3], [1, 2, 3]
+    fighter = card(pos.rules, strength=7, cost=0, rune=A)
+    v = lone_battle(pos, 0, fighter, card(pos.rules, kind=CardKind.VALKYRIE), prize=11,
+                    row=1, end=1)
+    assert v["favors"][0] == [4, 5, 11]
+    assert v["rows"] == [[6, 7, 8], [9, 10, 3]]
+    assert v["res"][0] == [2, 2, 4]
+
+
+# ---------------------------------------------------------------- §4.3 Village VP, §2.6 score
+
+@pytest.mark.parametrize("village, want", [(1, 3 + 6 + 6), (2, 6 + 6 + 6), (0, 0 + 6 + 6)])
+def test_villages_score_their_vp(tmp_path, village, want):
+    """§4.3 (``scoring.village`` VP per Village raided), §3.7 (slain Giants' values), §2.6
+    (Island Runes by rank). Seat 0: 3 Villages, Giants 2 and 4 slain, holds region 0 (Rune
+    A) through a Settler; Fury A 2, B 1, C 0: A ranks 1st, its Island scores 6 (table
+    6 / 4 / 2). Score = village x 3 + 6 + 6. Seat 1 has nothing: 0."""
+    pos = pos_with(params_text=f"[scoring]\nvillage = {village}\nisland = [6, 4, 2]\n"
+                   "favor = [3, 2, 1]\n", tmp_path=tmp_path)
+    g = pos.g
+    pl = g.players[0]
+    pl.villages, pl.slain = 3, [2, 4]
+    pl.settlers[0] = 1
+    g.control[0] = 0
+    g.fury, g.fury_nodrain = [2, 1, 0], [2, 1, 0]
+    pos.sync()
+    same(pos)
+    assert [g.score(p) for p in g.players] == [want, 0]
+    assert [K._score(pos.cf, pos.st, s) for s in range(2)] == [want, 0]
+
