@@ -144,3 +144,35 @@ def test_villages_score_their_vp(tmp_path, village, want):
     assert [g.score(p) for p in g.players] == [want, 0]
     assert [K._score(pos.cf, pos.st, s) for s in range(2)] == [want, 0]
 
+
+
+# ---------------------------------------------------------------- §2.5 the Invaders' Strength
+
+@pytest.mark.parametrize("earlier, fighter_strength, wins", [
+    (0, 5, True),     # the Era's first Invader card: 4 + 0 = 4 < 5
+    (1, 5, False),    # one earlier Invader card: 4 + 1 = 5, a tie: the fighter loses
+    (2, 7, True),     # two earlier: 4 + 2 = 6 < 7
+])
+def test_the_invaders_grow_with_each_earlier_invader_card(tmp_path, earlier, fighter_strength,
+                                                         wins):
+    """§2.5 (+1 per earlier Invader card), §4.7 (``invader_growth`` 1 per earlier Invader
+    card of the Era, set in the parameter file): the Invader card is a base card of Strength
+    4 (Rune C)."""
+    pos = pos_with(tmp_path, "[cards]\ninvader_growth = 1\ninvader_special_strength = 4\n")
+    fighter = card(pos.rules, strength=fighter_strength, cost=0, rune=A)
+    invader = card(pos.rules, strength=4, rune=C)
+    pos.g.invaders = earlier
+    v = lone_battle(pos, 0, fighter, invader, prize=0)
+    assert v["won"][0] == int(wins) and v["lost"][0] == int(not wins)
+
+
+@pytest.mark.parametrize("fighter_strength, wins", [(3, False), (4, False), (5, True)])
+def test_an_invader_valkyrie_card_fights_with_invader_special_strength(tmp_path, fighter_strength,
+                                                                      wins):
+    """§4.7: an Invader card that is a Valkyrie or Einherjar card (no printed Strength) fights
+    with ``invader_special_strength`` 4 (set in the parameter file here), the Era's first
+    Invader card (no growth): 3 and 4 lose, 5 wins."""
+    pos = pos_with(tmp_path, "[cards]\ninvader_special_strength = 4\ninvader_growth = 1\n")
+    fighter = card(pos.rules, strength=fighter_strength, cost=0, rune=A)
+    v = lone_battle(pos, 0, fighter, card(pos.rules, kind=CardKind.VALKYRIE), prize=0)
+    assert v["won"][0] == int(wins) and v["lost"][0] == int(not wins)
