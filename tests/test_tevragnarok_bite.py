@@ -176,3 +176,27 @@ def test_an_invader_valkyrie_card_fights_with_invader_special_strength(tmp_path,
     fighter = card(pos.rules, strength=fighter_strength, cost=0, rune=A)
     v = lone_battle(pos, 0, fighter, card(pos.rules, kind=CardKind.VALKYRIE), prize=0)
     assert v["won"][0] == int(wins) and v["lost"][0] == int(not wins)
+
+
+# ---------------------------------------------------------------- §2.4 control on a tie
+
+def test_a_tie_for_the_most_influence_takes_no_rune_and_keeps_the_holder():
+    """§2.4, §4.7: only a *unique* most-Influence player with a ground unit takes the Rune.
+    3 players. Region 0 (Rune A): seats 0 and 1 one Settler each (1 = 1), nobody held it: it
+    stays unheld, no Fury. Region 2 (Rune C): held by seat 2 with one Settler, seat 0 brings
+    one too (1 = 1): seat 2 keeps it, no Fury. Region 4 (Rune B): seat 1 two Settlers against
+    seat 2's one: seat 1 takes it, B +1."""
+    pos = pos_with(players=3)
+    g = pos.g
+    p0, p1, p2 = g.players
+    p0.settlers[0] = p1.settlers[0] = 1
+    p2.settlers[2] = 1
+    g.control[2] = 2
+    p0.settlers[2] = 1
+    p1.settlers[4], p2.settlers[4] = 2, 1
+    pos.sync()
+    g.update_control()
+    K._update_control(pos.cf, pos.st)
+    v = same(pos)
+    assert v["control"][0] == -1 and v["control"][2] == 2 and v["control"][4] == 1
+    assert v["fury"] == [0, 1, 0]
