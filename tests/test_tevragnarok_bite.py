@@ -200,3 +200,102 @@ def test_a_tie_for_the_most_influence_takes_no_rune_and_keeps_the_holder():
     v = same(pos)
     assert v["control"][0] == -1 and v["control"][2] == 2 and v["control"][4] == 1
     assert v["fury"] == [0, 1, 0]
+
+
+# ---------------------------------------------------------------- §3.4, §2.3 actions
+
+@pytest.mark.parametrize("giant, moved", [(True, False), (False, True)])
+def test_a_temple_explores_into_a_region_only_without_a_giant(giant, moved):
+    """§3.4 SEED (no Temple may Explore into a Giant's region), §4.7 Explore's last choice: a
+    Temple from a neighbour. Seat 0 has only a Temple in region 1 (no Settler, no Valkyrie);
+    it Explores into region 2: with a Giant there nothing moves, without one the Temple
+    moves 1 -> 2."""
+    pos = pos_with()
+    pl = pos.p[0]
+    pl.temples[1] = 1
+    if giant:
+        pos.giant(2, 3)
+    pos.sync()
+    pos.g.explore(pl, 2)
+    K._explore(pos.cf, pos.st, 0, 2)
+    v = same(pos)
+    assert v["temples"][0][1:3] == ([0, 1] if moved else [1, 0])
+
+
+def test_smite_removes_a_settler_of_the_rival_with_most_there():
+    """§2.3 Smite, §4.7 (the rival with most Settlers there, focus region first). 3 players:
+    in region 3 seat 1 has 1 Settler and seat 2 has 2; seat 0 Smites at region 3: seat 2
+    loses one (2 -> 1, back to its mat), seat 1 keeps its one."""
+    pos = pos_with(players=3)
+    p0, p1, p2 = pos.p
+    p1.settlers[3], p2.settlers[3] = 1, 2
+    pos.sync()
+    pos.g.smite(p0, 3)
+    K._smite(pos.cf, pos.st, 0, 3)
+    v = same(pos)
+    assert [v["settlers"][s][3] for s in range(3)] == [0, 1, 1]
+    assert v["mat"][2] == 6 - 1
+
+
+@pytest.mark.parametrize("mine, theirs, after", [
+    ((2, 2, 0), "equal", (2, 2, 0)),        # 2 do not outnumber 2: nothing
+    ((3, 2, 1), "more", (3, 1, 0)),         # 3 outnumber 2 and 1: each rival loses one
+    ((1, 0, 0), "alone", (1, 0, 0)),        # no rival Settler there: nothing
+])
+def test_attack_settlers_needs_to_outnumber_every_rival(mine, theirs, after):
+    """§2.3 Attack Settlers: when the player's Settlers there *outnumber* every rival's, each
+    rival there loses one (3 players, region 3, seat 0 attacks)."""
+    pos = pos_with(players=3)
+    for s in range(3):
+        pos.p[s].settlers[3] = mine[s]
+    pos.sync()
+    pos.g.attack(pos.p[0], 3)
+    K._attack(pos.cf, pos.st, 0, 3)
+    v = same(pos)
+    assert tuple(v["settlers"][s][3] for s in range(3)) == after
+
+
+@pytest.mark.parametrize("era, steel, raided", [(0, 1, True), (2, 2, False), (2, 3, True)])
+def test_a_village_raid_costs_the_eras_steel(tmp_path, era, steel, raided):
+    """§4.3 ``raid_cost`` 1 / 2 / 3 Steel in Eras 1 / 2 / 3 (set in the parameter file). Seat
+    0's Boat is moored at dock 1 (region 2, 2 Villages): Era 1 with 1 Steel raids (Steel 0);
+    Era 3 with 2 Steel cannot; with 3 it raids (Steel 0, 1 Village left, 1 raided)."""
+    pos = pos_with(tmp_path, "[economy]\nraid_cost = [1, 2, 3]\n")
+    pl = pos.p[0]
+    pl.boats[1] = 1
+    pl.res = [2, 2, steel]
+    pos.g.era = era
+    pos.sync()
+    pos.g.raid(pl, 2, free=False)
+    K._raid(pos.cf, pos.st, 0, 2, False)
+    v = same(pos)
+    assert v["villages"][0] == int(raided) and v["board_villages"][2] == 2 - int(raided)
+    assert v["res"][0][2] == (0 if raided else steel)
+
+
+def test_resources_are_capped_at_seven(tmp_path):
+    """§2.2 (no more than 7 of each), §4.3 (``resource_cap`` 7, ``harvest`` 2): Harvest of the
+    scarcest kind (Wood, first of the tied 6 / 6 / 7) +2 stops at 7."""
+    pos = pos_with(tmp_path, "[start]\nresource_cap = 7\n[economy]\nharvest = 2\n")
+    pl = pos.p[0]
+    pl.res = [6, 6, 7]
+    pos.sync()
+    pos.g.harvest(pl)
+    K._harvest(pos.cf, pos.st, 0)
+    assert same(pos)["res"][0] == [7, 6, 7]
+
+
+@pytest.mark.parametrize("held, ok", [(0, False), (1, True), (2, True)])
+def test_a_rune_action_needs_rune_action_runes_active_runes(tmp_path, held, ok):
+    """§2.2 Active Runes (the card's Rune + the held Islands' of that kind), §4.7
+    (``rune_action_runes`` 2, set in the parameter file). A base card of Rune A: no held A
+    Island gives 1 (< 2, no Rune action); one held A Island (region 0) gives 2; two (regions
+    0 and 3) give 3."""
+    pos = pos_with(tmp_path, "[cards]\nrune_action_runes = 2\n")
+    pl = pos.p[0]
+    for r in (0, 3)[:held]:
+        pl.settlers[r] = 1
+    pos.g.update_control()
+    pos.sync()
+    c = card(pos.rules, rune=A)
+    assert pos.g.rune_ok(pl, c) == bool(K._runes_enough(pos.cf, pos.st, 0, c)) == ok
