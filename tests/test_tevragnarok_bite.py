@@ -299,3 +299,24 @@ def test_a_rune_action_needs_rune_action_runes_active_runes(tmp_path, held, ok):
     pos.sync()
     c = card(pos.rules, rune=A)
     assert pos.g.rune_ok(pl, c) == bool(K._runes_enough(pos.cf, pos.st, 0, c)) == ok
+
+
+# ---------------------------------------------------------------- §2.1, §4.7 the draft
+
+def test_draft_packs_pass_to_the_left(tmp_path):
+    """§2.1 (keep one card, pass the rest), §4.7 (each pack passes to the next seat: seat s
+    gets seat s - 1's). 3 players, ``draft_size`` 2 (parameter file). Dealt from the top of
+    the deck, seat by seat: packs of Strength (8, 1), (7, 2), (6, 3). Each keeps its
+    strongest (8, 7, 6); then seat 0 gets seat 2's pack (3), seat 1 seat 0's (1), seat 2
+    seat 1's (2): hands {8, 3}, {7, 1}, {6, 2}."""
+    pos = pos_with(tmp_path, "[economy]\ndraft_size = 2\n", players=3)
+    by = {x: card(pos.rules, strength=x) for x in (1, 2, 3, 6, 7, 8)}
+    a, b, c = (by[8], by[1]), (by[7], by[2]), (by[6], by[3])
+    pos.g.deck = [c[1], c[0], b[1], b[0], a[1], a[0]]              # top = last
+    pos.sync()
+    pos.g.draft()
+    K._draft(pos.cf, pos.st, np.array(pos.kinds), np.array(pos.params), ScriptedUniform([]),
+             pos.kpol)
+    ref = [sorted(pl.hand) for pl in pos.g.players]
+    ker = [sorted(int(x) for x in pos.st.hand[s, :pos.st.nhand[s]]) for s in range(3)]
+    assert ref == ker == [sorted((by[8], by[3])), sorted((by[7], by[1])), sorted((by[6], by[2]))]
