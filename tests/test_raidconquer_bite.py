@@ -381,3 +381,24 @@ def test_main_phase_buys_go_clockwise_from_the_first_player():
     v = both(s, g, lambda g: g.play_round(2), k_play_round(s, 2))
     assert ber in v[(1, "discard")] and ber not in v[(2, "discard")]
     assert v["vrow"] == [R.EMPTY] * 5
+
+
+# ---------------------------------------------------------------- §8.1.2 Defend's bury
+
+@pytest.mark.parametrize("cards, buried", [
+    (("Hacksilver", "Coin", "Hacksilver"), "Coin"),        # a Coin first, wherever it lies
+    (("Hacksilver", "Torstein"), "Hacksilver"),            # no Coin: then Hacksilver
+])
+def test_defend_buries_a_coin_first_then_hacksilver(cards, buried):
+    """§8.1.2, §12.4 (hints 5: bury a Coin first, then Hacksilver, from the cards in play).
+    Seat 0 Defends with these cards in play and an empty Raid Row (nothing to acquire):
+    exactly one card goes to its Bury pile, the rest stay in play."""
+    pol = "hints(max_buys=0, defend_bury=true)"
+    s, g = blank(3, [pol] * 3)
+    in_play(g, 0, ids(s, *cards))
+    v = both(s, g, lambda g: g.action_phase(5), k_action_phase(s))
+    k = ids(s, buried)[0]
+    assert v[(0, "bury")] == [k]
+    rest = list(ids(s, *cards))
+    rest.remove(k)
+    assert v[(0, "play")] == rest
