@@ -752,33 +752,44 @@ class Game:
         return tied[0], tie, sum(1 << s for s in tied)
 
     # ------------------------------------------------------------------ the game loop
+    def action_phase(self, rnd):
+        """§8: I Defend, II Attack, III Raid Party, IV Lone Raid, each for everyone who chose
+        it, in turn order from the First Player."""
+        for pl in self.order():
+            if pl.action == DEFEND:
+                self.defend(pl)
+        self.attacks()
+        self.raid_party(rnd)
+        self.lone_raid()
+
+    def play_round(self, rnd):
+        """One round (§5): Draw (§6.1, §13.11), in Spring the Secret Plan (§6.2), Main (§7),
+        in Spring the Action phase (§8)."""
+        R = RuleSlot
+        self.round = rnd
+        spring = rnd > self.ri[R.WINTER_ROUNDS]
+        self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
+                 f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
+        if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:          # §6.1, §13.11
+            self.draw_phase(rnd)
+        if spring:                                                  # §6.2
+            for pl in self.order():
+                pl.action, pl.target = self.plan(pl)
+        for pl in self.order():
+            self.main_turn(pl, spring)
+        if spring:
+            self.say("  actions " + ", ".join(
+                f"seat {pl.seat}: {ACTION_NAMES[pl.action]}"
+                + (f" seat {pl.target}" if pl.action == ATTACK else "")
+                for pl in self.players))
+            self.action_phase(rnd)
+
     def play(self):
         """Returns (truncated, rounds)."""
         R = RuleSlot
         for rnd in range(1, self.ri[R.MAX_ROUNDS] + 1):
-            self.round = rnd
-            spring = rnd > self.ri[R.WINTER_ROUNDS]
-            self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
-                     f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
-            if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:      # §6.1, §13.11
-                self.draw_phase(rnd)
-            if spring:                                              # §6.2
-                for pl in self.order():
-                    pl.action, pl.target = self.plan(pl)
-            for pl in self.order():
-                self.main_turn(pl, spring)
-            if spring:
-                self.say("  actions " + ", ".join(
-                    f"seat {pl.seat}: {ACTION_NAMES[pl.action]}"
-                    + (f" seat {pl.target}" if pl.action == ATTACK else "")
-                    for pl in self.players))
-                for pl in self.order():
-                    if pl.action == DEFEND:
-                        self.defend(pl)
-                self.attacks()
-                self.raid_party(rnd)
-                self.lone_raid()
-            if self.game_over():
+            self.play_round(rnd)
+            if self.game_over():                                    # §9.1: checked first
                 return False, rnd
             self.cleanup()
         return True, self.ri[R.MAX_ROUNDS]
