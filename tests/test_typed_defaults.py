@@ -58,6 +58,10 @@ TEVRAGNAROK = {
     "valkyrie_card_condition": "per_card",          # §6.3
     "giant_drain": True,                            # §3.4 SEED, §4.7
     "last_battles": "resolve",                      # §4.7
+    "first_seat": 0,                                # §6.7: first player at setup
+    "era_opener": "most_runes",                     # §4.7 [DIZED] Cleanup: most Island Runes
+    "last_era_drain": False,                        # §3.4 [DIZED]: the game ends after Era 3
+    "attack_after_deploy": True,                    # §2.3 [DIZED] Icon Reference: Attack Settlers
 }
 
 #: Ragnarok's parameter file, every table and key (tevragnarok.md §4.3, §4.4, §4.7, §3)
@@ -76,8 +80,8 @@ PARAMS = {
               "rune_action_runes": 2, "invader_special_strength": 4, "invader_growth": 1},
     "start": {"resources": [2, 2, 2], "resource_cap": 7,             # §4.3, §2.2 cap 7
               "settlers": 6, "boats": 4, "temples": 2,               # §4.3 units
-              "settlers_on_board": 2},                               # §4.7
-    "economy": {"draft_size": 5, "sail": 2, "harvest": 2, "boon": 2,  # §4.3
+              "settlers_on_board": 2, "regions": []},               # §4.7; [] = spread out
+    "economy": {"draft_size": [4, 5, 6], "sail": 2, "harvest": 2, "boon": 2,  # §4.3
                 "valkyrie_harvest_bonus": 1, "raid_cost": [1, 2, 3],
                 "temple_wood": 3, "exchange": 2,
                 "rune_resource": [0, 1, 2],                          # A Wood, B Food, C Steel
