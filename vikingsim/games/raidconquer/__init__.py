@@ -67,12 +67,12 @@ def allocate(s: Setup, n: int) -> dict:
     return out
 
 
-def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
-    kernel.play_block(s, g0, g1, dice_rng, pol_rng, out)
+def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    kernel.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
 
 
-def reference_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
-    reference.play_block(s, g0, g1, dice_rng, pol_rng, out)
+def reference_block(s: Setup, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    reference.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
 
 
 def _outcome_codes(out) -> np.ndarray:
@@ -207,6 +207,8 @@ GAME = GameSpec(
     rules_version=RULES_VERSION,
     outcomes=OUTCOMES,
     seated=True,
+    first_player_option="first_seat",
+    game_id_options={"rotate_characters": True},
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
     bench_options={},
