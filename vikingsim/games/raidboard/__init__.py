@@ -29,7 +29,7 @@ OPTIONS = options_of(Rules)
 #: Outcome vocabulary: a game is won by a seat, or hits the safety cap (§8.3).
 OUTCOMES = ("win", "truncated")
 #: Bump when the same seed and options give other games.
-RULES_VERSION = "2026.12.1"
+RULES_VERSION = "2026.12.2"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "CHARACTERS"]
 OPTIONS = options_of(Rules)
 #: §10.1: a game is won, tied (both tie-breaks fail, final_tie = shared) or hits the cap (§5).
 OUTCOMES = ("win", "tie", "truncated")
-RULES_VERSION = "2026.12.1"
+RULES_VERSION = "2026.12.2"
 #: Per-seat output arrays (frame columns ``<name>_<seat>``).
 SEAT_ARRAYS = ("legend", "raid_legend", "raids", "character", "earls", "won", "acquired",
                "pillaged", "lost", "silver_avail", "silver_spent")
