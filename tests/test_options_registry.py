@@ -141,6 +141,8 @@ CONTEXTS = {
                                     "policies": "hints(plan=lone>defend)"}],
     # raidconquer §7.2, §13.8: only a policy that keeps cards back (the shipped ones keep none)
     ("raidconquer", "play_all_cards"): [{"policies": "hints(keep_in_winter=2)"}],
+    # raidconquer §10.3, §13.12: the Two Player option's "No alliances" acts at 2 players only
+    ("raidconquer", "two_player_alliances"): [{"players": 2}],
 }
 
 

@@ -239,10 +239,27 @@ def test_lost_removes_richest_opponents_kingdom_settlement(engine):
     assert s["pos"][0] == 19 and 1 not in s["owner"] and len(s["owner"]) == 4
 
 
-def test_lost_ties_go_to_lowest_seat(engine):
-    owner = {10: 1, 22: 2}
-    s = run_turn(engine, [3], pos=[16, 0, 0], n_seats=3, gold=[20, 40, 40], owner=owner)
-    assert s["owner"] == {22: 2}
+@pytest.mark.parametrize("policy", ["greedy", "lookahead"])
+@pytest.mark.parametrize("seat, tied, poorer, want", [
+    # 4 seats; the two richest opponents tie (40 Gold, one settlement each), a third has 10.
+    # §10.3.1: the tie goes to the first of them clockwise from the acting seat (the next in
+    # turn order), never to the lower seat number: from seat 2 the order is 3, 0, 1 -> 3
+    # (a "lowest seat" rule would take seat 0); from seat 1 it is 2, 3, 0 -> 3 over 0.
+    (2, (0, 3), 1, 3), (1, (0, 3), 2, 3), (0, (1, 3), 2, 1), (3, (1, 2), 0, 1),
+    (2, (1, 3), 0, 3)])
+def test_lost_ties_go_clockwise_from_the_player(engine, policy, seat, tied, poorer, want):
+    space = {0: 10, 1: 22, 2: 30, 3: 33}          # Scotland, Frisia, two more lands
+    owner = {space[t]: t for t in (*tied, poorer)}
+    gold = [20] * 4
+    for t in tied:
+        gold[t] = 40
+    gold[poorer] = 10
+    pos = [0] * 4
+    pos[seat] = 16                                   # North Sea(16) + 3 -> Reconquest(19)
+    s = run_turn(engine, [3], seat=seat, pos=pos, n_seats=4, gold=gold, owner=owner,
+                 policy=policy)
+    assert s["pos"][seat] == 19 and s["dice_left"] == 0
+    assert space[want] not in s["owner"] and len(s["owner"]) == 2
 
 
 def test_lost_prefers_a_kingdom_settlement_over_a_lower_index(engine):
@@ -365,3 +382,18 @@ def test_seat_gold_step_may_not_start_a_seat_at_the_target():
     # starting exactly on the target is refused too (§8.1: reaching it wins): 20 + 3*26 = 98
     with pytest.raises(InputError, match="seat 3 would start with 98"):
         raidboard.setup({**opts, "seat_gold_step": 26, "target_gold": 98}, ["greedy"] * 4, 4)
+
+
+@pytest.mark.parametrize("first, want", [
+    # §4.4 seat_gold_step = 3 at 4 players: the k-th player in turn order gets 20 + 3k, k
+    # counted clockwise from first_seat; with first_seat = 2: seats 2, 3, 0, 1 get 20, 23,
+    # 26, 29 (a seat-number step would give 20, 23, 26, 29 to seats 0, 1, 2, 3)
+    (0, [20, 23, 26, 29]), (2, [26, 29, 20, 23]), (3, [23, 26, 29, 20])])
+def test_seat_gold_step_follows_turn_order(first, want):
+    rules = Rules(seat_gold_step=3, first_seat=first)
+    kinds, params = compile_policies(["greedy"] * 4)
+    game = reference.Game(rules, list(kinds), params.tolist(), ScriptedDice([]),
+                          ScriptedUniform([]))
+    assert game.gold == want
+    ri = rules.compile().ri
+    assert [int(K._start_gold(ri, s, 4)) for s in range(4)] == want

@@ -64,13 +64,16 @@ def test_seed_cards_exact():
 
 
 def test_every_invented_card_is_marked():
-    """§12.2: every card but the SEED ones carries assumption = true or a field list."""
+    """§12.2: every card but the SEED ones carries assumption = true or a field list; the
+    Longboat's Power, Influence and Defense (not printed, read as 0) are marked."""
     c = cat.load()
-    seed_exact = {"Coin", "Longboat", "Warriors"}
+    seed_exact = {"Coin", "Warriors"}
     marked = {name for name, _ in c.assumed}
     assert marked == set(c.names) - seed_exact
     assumed = dict(c.assumed)
     assert assumed["Kalf"] == ("copies",) and assumed["Hacksilver"] == ("cost",)
+    assert assumed["Longboat"] == ("power", "influence", "defense")
+    assert assumed["Jarl Borg"] == ("defense", "legend")
 
 
 def _write(tmp_path, text) -> str:

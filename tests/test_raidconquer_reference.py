@@ -18,11 +18,20 @@ CASES = [
     (5, ["burier", "attacker", "big-money", "random", "earl"], {}),
     (2, ["random", "burier"], {"acquire_payment": "exact", "chaotic_party": "all_choosers",
                                "pillage_treasures": True}),
+    # the earlier readings of §13.2, §13.3, §13.5, §13.12-§13.14 (issue 18), 2 and 4 players
+    (2, ["earl", "hints(sacrifice_max_cost=5)"], {
+        "defend_includes_base_power": True, "score_cards_in_play": True,
+        "acquire_payment": "at_least", "earl_marker_resets": True,
+        "two_player_alliances": True, "sacrifice_any_card": False}),
+    (4, ["burier", "earl", "hints(sacrifice_max_cost=4)", "random"], {
+        "defend_includes_base_power": True, "score_cards_in_play": True,
+        "acquire_payment": "at_least", "earl_marker_resets": True}),
+    (2, ["earl", "burier(sacrifice_max_cost=0)"], {"first_seat": 1}),
     (3, ["attacker", "attacker", "raider"],
-     {"card_defense_counts": "always", "defend_includes_base_power": False,
+     {"card_defense_counts": "always", "defend_includes_base_power": True,
       "base_power_per_raider": False, "failed_raid_tie": "rightmost",
       "final_tie": "seat_order", "attack_character_replaces": False,
-      "score_cards_in_play": False, "rotate_characters": True, "character_offset": 2,
+      "score_cards_in_play": True, "rotate_characters": True, "character_offset": 2,
       "end_condition": "epic", "setup_hand_is_round1_hand": False,
       "earl_marker_resets": False, "acquire_refills_row": False,
       "shipbuild_longboat_counts": False}),

@@ -214,6 +214,39 @@ def test_sample_round():
     assert len(me.hand) == 5 and sorted(me.hand + me.deck) == before
 
 
+# ---------------------------------------------------------------- §12.4 attack target
+
+def _plans(s, g, seat):
+    """The Secret Plan of ``seat`` by the reference and by the kernel's own ``_plan``."""
+    pl = g.players[seat]
+    ref = g.plan(pl)
+    w = state.pack(g, s)
+    c = s.compiled
+    ker = K._plan(c.ri, c.card, c.alt, c.base_attack, s.kinds[seat], s.params[seat], seat,
+                  len(g.players), w["pp"], w["pn"], w["fl"], w["ps"], w["rows"], w["supply"],
+                  np.random.default_rng(0))
+    assert (int(ker[0]), int(ker[1])) == ref
+    return ref
+
+
+@pytest.mark.parametrize("seat, raids, want", [
+    # 4 players, hints: P = 4 Warriors + shield 2 = 6 >= 5, no Longboat -> Attack the opponent
+    # with the most Raid cards; the tie goes to the first clockwise from the attacker:
+    (2, (1, 0, 9, 1), 3),        # seat 2: 3, 0, 1 -> seat 3 (a "lowest seat" rule: seat 0)
+    (1, (1, 9, 0, 1), 3),        # seat 1: 2, 3, 0 -> seat 3 over seat 0
+    (3, (1, 1, 0, 9), 0),        # seat 3: 0, 1, 2 -> seat 0
+    (0, (9, 0, 2, 2), 2),        # seat 0: 1, 2, 3 -> seat 2
+    (2, (4, 4, 9, 4), 3),        # block (4 Raid cards each): seat 3 first from seat 2
+    (3, (0, 0, 0, 0), 0)])       # nobody has a Raid card: the next seat, 0
+def test_attack_target_ties_go_clockwise_from_the_attacker(seat, raids, want):
+    s, g = blank(4)
+    war, lind = ids(s, "Warriors", "Lindisfarne")
+    for q, r in enumerate(raids):
+        g.players[q].raid = [lind] * (r if q != seat else 0)
+    g.players[seat].hand = [war] * 4
+    assert _plans(s, g, seat) == (R.ATTACK, want)
+
+
 # ---------------------------------------------------------------- §7 Main phase
 
 def test_buy_longboat_first_then_most_expensive_and_refill():
@@ -274,6 +307,39 @@ def test_odins_witness_sacrifice_a_coin_draws_two():
     assert me.play == [[odin, R.USED], [coin, R.SACRIFICED], [hack, R.NORMAL],
                        [torc, R.NORMAL]]
     assert me.silver_avail == 2 + 1                  # Hacksilver 2 + Gold Torc 1; Coin lost
+
+
+@pytest.mark.parametrize("opts, hand, sacrificed", [
+    # §7.5 "Some conditional abilities require you to sacrifice a card" (Odin's Witness:
+    # "SACRIFICE a card: +2 CARDS"); DEFAULT sacrifice_any_card: with no Coin in play the
+    # hints policy sacrifices the cheapest other unused card costing at most 1 (Warriors,
+    # cost 1), never Kalf (4), a Longboat or a Treasure; Odin's Witness then draws 2
+    ({}, ("Odin's Witness", "Kalf", "Longboat", "Gold Torc", "Warriors"), "Warriors"),
+    ({}, ("Odin's Witness", "Warriors", "Coin"), "Coin"),              # a Coin still first
+    # nothing it may sacrifice: +1 card instead (priority 3)
+    ({}, ("Odin's Witness", "Kalf", "Longboat", "Gold Torc"), None),
+    # the old reading, sacrifice_any_card = false: only a Coin
+    ({"sacrifice_any_card": False}, ("Odin's Witness", "Warriors"), None),
+    # a policy that may sacrifice dearer cards: Kalf (4) when allowed up to 4
+    ({"policies": ["hints(sacrifice_max_cost=4)", "hints"]},
+     ("Odin's Witness", "Kalf", "Longboat"), "Kalf")])
+def test_sacrifice_a_card_may_take_any_card(opts, hand, sacrificed):
+    """§7.5, §11.3, §13.13 on both engines' Main phase (Winter: nothing bought)."""
+    opts = dict(opts)
+    s, g = blank(2, opts.pop("policies", None), **opts)
+    hack, seer = ids(s, "Hacksilver", "Seer")
+    me = g.players[0]
+    me.hand = ids(s, *hand)
+    me.deck = [seer, hack]                          # top = Hacksilver, then Seer
+    for k in range(len(g.supply)):
+        g.supply[k] = 0                             # nothing to buy
+    both(s, g, lambda g: g.main_turn(me, False), k_main(s, 0, False))
+    flags = {s.catalog.names[k]: f for k, f in me.play[:len(hand)]}
+    assert me.play[0][1] == R.USED
+    assert [n for n, f in flags.items() if f == R.SACRIFICED] == \
+        ([] if sacrificed is None else [sacrificed])
+    drawn = [k for k, _ in me.play[len(hand):]]
+    assert drawn == ([hack, seer] if sacrificed else [hack])
 
 
 def test_sacrifice_needs_a_coin_and_full_resolution():
@@ -490,13 +556,17 @@ def _duel(opts=None, atk_cards=(), dfd_cards=(), dfd_action=R.DEFEND, players=2)
 
 
 @pytest.mark.parametrize("opts, attack_power, ok", [
-    # Defender: Shieldmaiden P2 D1, Defend: 5 + 2 + 2 (shield, §13.2) + 1 (§13.1) = 10
-    ({}, 10, True), ({}, 9, False),
-    ({"card_defense_counts": "never"}, 9, True), ({"card_defense_counts": "never"}, 8, False),
-    ({"defend_includes_base_power": False}, 8, True),
-    ({"defend_includes_base_power": False}, 7, False)])
+    # Defender: Shieldmaiden P2 D1. DEFAULT (§13.2: "Base Defense of 5 plus your total Power
+    # from all your cards"): 5 + 2 (card Power) + 1 (card Defense, §13.1) = 8
+    ({}, 8, True), ({}, 7, False),
+    ({"card_defense_counts": "never"}, 7, True), ({"card_defense_counts": "never"}, 6, False),
+    # defend_includes_base_power = true (the old reading): + the shield's 2 = 10
+    ({"defend_includes_base_power": True}, 10, True),
+    ({"defend_includes_base_power": True}, 9, False)])
 def test_defend_defense(opts, attack_power, ok):
-    """§8.1.1, §13.1, §13.2: Defense of a Defender; Power >= Defense succeeds (§8.2.1)."""
+    """§8.1.1, §13.1, §13.2: Defense of a Defender; Power >= Defense succeeds (§8.2.1).
+    Attacker: Warriors (Power 1 each) + its shield's 2; the attack runs through both engines'
+    Action phase (a success gains the attacker a Treasure)."""
     s0 = _setup(2)
     sm, war, ber = ids(s0, "Shieldmaiden", "Warriors", "Berserker")
     # attacker cards: Warriors P1 each, + shield 2
@@ -612,6 +682,9 @@ def test_defend_bury_and_acquire():
 
 
 @pytest.mark.parametrize("payment, bury, want_raid, left", [
+    # DEFAULT exact (§13.5: "silver equal in number to the Raid card's Defense"): from
+    # 2+2+2 only 4 can be paid exactly, so Coastal Church (D4) with 2 + 2, one Hacksilver left
+    (None, ("Hacksilver",) * 3, "Coastal Church", 1),
     # Bury pile 2+2+2, Row Coastal Church (D4) and Trading Post (D5). at_least: 2 + 2, the
     # next 2 would overshoot, so the smallest left is added: 6 >= 5 pays Trading Post
     ("at_least", ("Hacksilver",) * 3, "Trading Post", 0),
@@ -620,8 +693,8 @@ def test_defend_bury_and_acquire():
     # exact with 2 + 2 + 1 = 5 pays Trading Post
     ("exact", ("Hacksilver", "Hacksilver", "Coin"), "Trading Post", 0)])
 def test_acquire_payment(payment, bury, want_raid, left):
-    """§8.1.3, §13.5 acquire_payment."""
-    s, g = blank(2, acquire_payment=payment)
+    """§8.1.3, §13.5 acquire_payment, through both engines' Action phase."""
+    s, g = blank(2, **({} if payment is None else {"acquire_payment": payment}))
     me = g.players[0]
     me.action = R.DEFEND
     g.players[1].action = R.LONE
@@ -673,6 +746,26 @@ def test_earl_most_influence_invites_within_longboats():
     assert g.players[0].raid == [post] and g.players[0].earls == 1
     assert len(g.players[1].discard) == 1 and g.players[2].discard == []
     assert g.first == 0 and g.earl_side and g.players[0].last_earl == 5
+
+
+@pytest.mark.parametrize("players, opts, joined", [
+    # §10.3 Two Player: "No alliances" (DEFAULT two_player_alliances = false): the Earl raids
+    # alone: Power 0 + 2 = 2 beats no card (Lindisfarne is D3), a failed raid, seat 1 gains
+    # nothing. With the old reading (alliances) seat 1 (Raid Party, no Longboat) must join on
+    # the Earl's second Longboat: 2 + (1 + 2) = 5 takes Trading Post (D5), both gain a Treasure.
+    (2, {}, False), (2, {"two_player_alliances": False}, False),
+    (2, {"two_player_alliances": True}, True),
+    # 3 players: invitations as §8.3.3 whatever the option (seat 2 Lone Raid, no Longboat)
+    (3, {}, True)])
+def test_two_player_game_has_no_alliances(players, opts, joined):
+    """§8.3.3, §10.3, §13.12 through both engines' Action phase."""
+    cards = [("Siggy", "Longboat", "Longboat"), ("Kalf",), ()][:players]
+    s, g = _party(players, cards, [R.PARTY, R.PARTY, R.LONE][:players], **opts)
+    both(s, g, r_actions(), k_actions(s))
+    post = ids(s, "Trading Post")[0]
+    assert g.players[0].earls == 1 and g.first == 0
+    assert g.players[0].raid == ([post] if joined else [])
+    assert len(g.players[1].discard) == int(joined) and g.failed_raids == int(not joined)
 
 
 def test_earl_influence_before_power():
@@ -771,16 +864,23 @@ def test_end_of_round_returns_sacrificed_cards_and_passes_the_marker():
     assert g.vdeck == [wright, seer] and g.treasure == [torc] and g.first == 1
 
 
-@pytest.mark.parametrize("resets, firsts", [(True, [0, 1]), (False, [0, 0])])
+@pytest.mark.parametrize("resets, firsts", [
+    # DEFAULT (§9.2: "If the marker is on its Earl side, it remains with its current
+    # player"): the Earl (seat 1) keeps it, Earl side up, round after round
+    (None, [1, 1, 1]), (False, [1, 1, 1]),
+    # earl_marker_resets (the old reading): it stays one round, then passes clockwise 1 -> 2
+    # -> 0 (3 players: clockwise is seat + 1, not seat - 1)
+    (True, [1, 2, 0])])
 def test_earl_marker(resets, firsts):
-    """§9.2 step 3, §13.3: an Earl-side marker stays; then (DEFAULT) turns raven side up."""
-    s, g = blank(2, earl_marker_resets=resets)
-    g.earl_side = True
+    """§9.2 step 3, §13.3: the Earl-side marker at End of Round, both engines' _cleanup."""
+    s, g = blank(3, **({} if resets is None else {"earl_marker_resets": resets}))
+    g.first, g.earl_side = 1, True
     seen = []
-    for _ in range(2):
+    for _ in range(3):
         both(s, g, lambda g: g.cleanup(), k_cleanup(s))
         seen.append(g.first)
     assert seen == firsts
+    assert g.earl_side == (resets is not True)
 
 
 @pytest.mark.parametrize("cond, raids, over", [
@@ -812,9 +912,9 @@ def test_epic_ends_when_deck_and_row_are_empty():
 
 
 def test_scoring_and_tie_breaks():
-    """§10.1: Legend of Treasures and Raid cards in deck, discard, Raid and Bury piles (and
-    in play, assumption); ties: Raid-card Legend, then most recent Earl; still tied: shared
-    (outcome tie), the first in turn order as the winner seat."""
+    """§10.1: Legend of Treasures and Raid cards in deck, discard, Raid and Bury piles (not
+    in play, §13.14 DEFAULT); ties: Raid-card Legend, then most recent Earl; still tied:
+    shared (outcome tie), the first in turn order as the winner seat."""
     s, g = blank(3)
     rel, torc, lind, post = ids(s, "Jeweled Reliquary", "Gold Torc", "Lindisfarne",
                                 "Trading Post")
@@ -836,11 +936,34 @@ def test_scoring_and_tie_breaks():
     assert winner(g) == (1, True, 0b110)              # tie b, c: first in turn order is b
     c.last_earl = 7
     assert winner(g) == (2, False, 0b100)
-    play(g, 0, [rel])                                 # a: 8 with the Reliquary in play
-    assert winner(g)[0] == 0
-    s2, g2 = blank(3, score_cards_in_play=False)
-    g2.players[0].play = [[rel, R.NORMAL]]
-    assert g2.score(g2.players[0]) == (0, 0)
+    play(g, 0, [rel])                                 # a: a Reliquary in play scores nothing
+    assert winner(g) == (2, False, 0b100)
+
+
+@pytest.mark.parametrize("in_play, scores, win", [
+    # seat 0: Gold Torc (2) in the deck, Jeweled Reliquary (3) in play, Gold Torc in hand;
+    # seat 1: Reliquary in the discard (3); seat 2: Gold Torc buried (2).
+    # DEFAULT (§10.1 "in their personal deck, discard pile, Raid pile, and Bury pile"):
+    # 2 / 3 / 2, seat 1 wins; score_cards_in_play (old reading): 2 + 3 + 2 = 7 for seat 0
+    (None, [2, 3, 2], 1), (False, [2, 3, 2], 1), (True, [7, 3, 2], 0)])
+def test_treasures_in_play_do_not_score(in_play, scores, win):
+    """§10.1, §13.14: the end check comes before End of Round's discard (§9.1), so the cards
+    played in the last round are still in play at scoring; they (and cards kept in hand)
+    count only with score_cards_in_play. Both engines' _score/_winner, 3 players."""
+    opts = {} if in_play is None else {"score_cards_in_play": in_play}
+    s, g = blank(3, **opts)
+    rel, torc = ids(s, "Jeweled Reliquary", "Gold Torc")
+    a, b, c = g.players
+    a.deck, a.hand = [torc], [torc]
+    play(g, 0, [rel])
+    b.discard, c.bury = [rel], [torc]
+    w = state.pack(g, s)
+    cc = s.compiled
+    assert [g.score(p)[0] for p in g.players] == scores
+    assert [int(K._score(cc.ri, cc.card, w["pp"], w["pn"], w["fl"], q)[0])
+            for q in range(3)] == scores
+    got = K._winner(cc.ri, cc.card, w["pp"], w["pn"], w["fl"], w["ps"], w["gs"], 3)
+    assert (int(got[0]), bool(got[1])) == (win, False) == g.winner()[:2]
 
 
 def test_final_tie_seat_order():

@@ -14,7 +14,8 @@ GAMES = names()
 
 def _configs(name):
     spec = get(name)
-    return [{}] + [dict(c) for c in spec.bench_configs]
+    return ([{}] + [dict(c) for c in spec.bench_configs]
+            + [{k: v} for k, v in spec.game_id_options.items()])
 
 
 CASES = [(g, c) for g in GAMES for c in _configs(g)]
@@ -32,6 +33,45 @@ def test_same_results_for_any_threads_and_chunking(game, options):
     short = simulate(game, 1000, seed=12, options=options, threads=2)   # prefix property
     for key in a.out:
         np.testing.assert_array_equal(short.out[key], a.out[key][:1000], err_msg=key)
+    c = simulate(game, n, seed=12, options=options, threads=1,        # one block a segment
+                 segment_games=spec.block_games, keep=True)
+    for key in a.out:
+        np.testing.assert_array_equal(a.out[key], c.out[key], err_msg=key)
+
+
+GAME_ID_CASES = [(g, k, v) for g in GAMES for k, v in get(g).game_id_options.items()]
+
+
+@pytest.mark.parametrize("game, name, value", GAME_ID_CASES,
+                         ids=[f"{g}-{k}" for g, k, _ in GAME_ID_CASES])
+def test_game_id_options_use_the_global_game_id(game, name, value):
+    """An option that varies games by their id (``GameSpec.game_id_options``) reads the run's
+    global id: a study's cell played as one chunk or as one chunk per RNG block
+    (``runner.play_games``, as ``vikingsim experiment`` does), and a run cut into segments of
+    one block or of the default size, give the same games; and the option does change them."""
+    from vikingsim.core.options import resolve
+    from vikingsim.core.runner import play_games, resolve_policies
+
+    spec = get(game)
+    bg = spec.block_games
+    n = 3 * bg
+    pols, players = resolve_policies(spec, None, None)
+    setup = spec.setup(resolve(game, spec.options, {name: value}), pols, players)
+    whole = play_games(spec, setup, 12, 0, n, spec.allocate(setup, n), spawn_prefix=(4,))
+    parts = spec.allocate(setup, n)
+    for g0 in range(0, n, bg):
+        chunk = play_games(spec, setup, 12, g0, g0 + bg, spec.allocate(setup, bg),
+                           spawn_prefix=(4,))
+        for key in parts:
+            parts[key][g0:g0 + bg] = chunk[key]
+    for key in whole:
+        np.testing.assert_array_equal(whole[key], parts[key], err_msg=key)
+    one = simulate(game, n, seed=12, options={name: value}, segment_games=bg, keep=True)
+    big = simulate(game, n, seed=12, options={name: value}, keep=True)
+    off = simulate(game, n, seed=12, keep=True)
+    assert any(not np.array_equal(big.out[k], off.out[k]) for k in big.out)
+    for key in big.out:
+        np.testing.assert_array_equal(one.out[key], big.out[key], err_msg=key)
 
 
 @pytest.mark.parametrize("game, options", CASES, ids=IDS)

@@ -35,7 +35,8 @@ class GameSpec:
     allocate(setup, n_games) -> dict[str, ndarray]
         Per-game outputs, first axis n_games.
     play_block(setup, g0, g1, dice_rng, pol_rng, out) -> None
-        Compiled kernel: games g0..g1 of ``out``; releases the GIL.
+        Compiled kernel: games g0..g1 of ``out``; releases the GIL. (Games with
+        ``game_id_options`` also take ``game0``, the run's id of ``out`` row 0.)
     reference_block : same signature, plain Python, bit-identical to ``play_block``.
     frame(setup, out) -> DataFrame
         Tidy per-game frame (one row per game).
@@ -71,6 +72,16 @@ class GameSpec:
         Options for ``vikingsim bench`` (the issue's benchmark configuration).
     bench_configs : tuple of dict
         Several benchmark configurations (each a dict of options); overrides ``bench_options``.
+    first_player_option : str or None
+        Seated games: the name of the option that moves the first player (the seat that
+        takes the first turn); ``tests/test_registry_seats.py`` plays the default policies
+        with it at several values and checks that win rates follow the turn position only.
+    game_id_options : dict
+        Options whose games depend on the game's id in the run (name -> a value that turns
+        that on, e.g. ``{"rotate_characters": True}``). A game with any gets the run's global
+        id of ``out`` row 0 as the keyword ``game0`` of ``play_block``/``reference_block``, so
+        its games do not depend on segment or chunk size; the registry's chunking test plays
+        each such option at two chunk sizes.
     block_games : int
         Games per RNG block (``core/rng.py``): fixed per game, part of its results' identity.
         Fast games use bigger blocks so the per-block cost (two Generators and a kernel
@@ -104,6 +115,8 @@ class GameSpec:
     bench_players: int | None = None
     bench_configs: tuple = ()
     block_games: int = config.BLOCK_GAMES
+    first_player_option: str | None = None
+    game_id_options: dict = field(default_factory=dict)
 
     @property
     def rng_scheme(self) -> str:

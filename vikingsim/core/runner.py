@@ -9,6 +9,7 @@ Generators of its RNG block, whatever the segment, thread count or scheduling ch
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -208,8 +209,8 @@ def _play_segments(spec, setup, play, res, seg, threads, chunk_blocks, writer, b
             s1 = min(n, s0 + seg)
             out = ({k: v[s0:s1] for k, v in res.out.items()} if res.out is not None
                    else spec.allocate(setup, s1 - s0))
-            part = _play_segment(play, setup, seed, spec.block_games, s0, s1, out, pool,
-                                 chunk_blocks, bar, tally=spec.tally)
+            part = _play_segment(_with_game0(spec, play, s0), setup, seed, spec.block_games, s0,
+                                 s1, out, pool, chunk_blocks, bar, tally=spec.tally)
             if part is not None:
                 tally = add_tallies(tally, part)
             if writer is not None:
@@ -245,12 +246,18 @@ def play_games(spec: GameSpec, setup, seed: int, g0: int, g1: int, out: dict, *,
                          f"({spec.block_games} games)")
     pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
     try:
-        _play_segment(spec.play_block, setup, seed, spec.block_games, g0, g1, out, pool, 1,
-                      _NoBar(), spawn_prefix)
+        _play_segment(_with_game0(spec, spec.play_block, g0), setup, seed, spec.block_games,
+                      g0, g1, out, pool, 1, _NoBar(), spawn_prefix)
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     return out
+
+
+def _with_game0(spec: GameSpec, play, s0: int):
+    """``play`` told that ``out`` row 0 is the run's game ``s0``, for games whose options read
+    the game id (``GameSpec.game_id_options``); rows are segment- or chunk-relative, ids not."""
+    return functools.partial(play, game0=s0) if spec.game_id_options else play
 
 
 def _play_segment(play, setup, seed, block_games, s0, s1, out, pool, chunk_blocks, bar,

@@ -28,7 +28,7 @@ OPTIONS = options_of(Rules)
 #: Outcome vocabulary: a game is won by a seat, or hits the safety cap (§8.3).
 OUTCOMES = ("win", "truncated")
 #: Bump when the same seed and options give other games.
-RULES_VERSION = "2026.12.1"
+RULES_VERSION = "2026.12.2"
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,9 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     if rules.first_seat >= players:
         raise InputError(f"first_seat={rules.first_seat}: must be a seat in [0, {players - 1}]")
     richest = rules.start_gold + (players - 1) * rules.seat_gold_step        # §4.4
+    last = (rules.first_seat + players - 1) % players                        # last in turn order
     if richest >= rules.target_gold:
-        raise InputError(f"seat_gold_step={rules.seat_gold_step}: seat {players - 1} would start "
+        raise InputError(f"seat_gold_step={rules.seat_gold_step}: seat {last} would start "
                          f"with {richest} Gold, not below target_gold={rules.target_gold}")
     kinds, params = compile_policies(policies)
     return Setup(rules, rules.compile(), kinds, params, tuple(policies))
@@ -158,6 +159,7 @@ GAME = GameSpec(
     rules_version=RULES_VERSION,
     outcomes=OUTCOMES,
     seated=True,
+    first_player_option="first_seat",
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
     bench_options={},

@@ -185,10 +185,12 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
                     return i
                 pick -= 1
     n_seats = gold.shape[0]
-    # §10.3.1 target opponent: richest (GREEDY) or most threatening (LOOKAHEAD); ties lowest seat
+    # §10.3.1 target opponent: richest (GREEDY) or most threatening (LOOKAHEAD); ties go to
+    # the first clockwise from the acting seat (the next seat in turn order)
     target, best = -1, -1e300
-    for s in range(n_seats):
-        if s == seat or n_set[s] == 0:
+    for i in range(1, n_seats):
+        s = seat + i - (n_seats if seat + i >= n_seats else 0)
+        if n_set[s] == 0:
             continue
         score = float(gold[s])
         if pkind == PolicyKind.LOOKAHEAD:
@@ -338,9 +340,11 @@ def _take_turn(ri, kind, region, seas, region_spaces, seat, pkind, params,
 
 
 @jit(inline="always", nrt=False)
-def _start_gold(ri, seat):
-    """Gold of ``seat`` at setup: start_gold (§4.1) plus seat times seat_gold_step (§4.4)."""
-    return ri[RuleSlot.START_GOLD] + seat * ri[RuleSlot.SEAT_GOLD_STEP]
+def _start_gold(ri, seat, n_seats):
+    """Gold of ``seat`` at setup: start_gold (§4.1) plus its turn position (0 for first_seat,
+    then clockwise) times seat_gold_step (§4.4): a seat number means nothing else."""
+    k = seat - ri[RuleSlot.FIRST_SEAT]
+    return ri[RuleSlot.START_GOLD] + (k + n_seats if k < 0 else k) * ri[RuleSlot.SEAT_GOLD_STEP]
 
 
 @jit(inline="always", nrt=False)
@@ -349,7 +353,7 @@ def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
     """Play one game from setup to its end; returns (End, winner seat or -1, rounds)."""
     n_seats = gold.shape[0]
     for s in range(n_seats):                               # _reset: every state field (§4.1)
-        gold[s] = _start_gold(ri, s)
+        gold[s] = _start_gold(ri, s, n_seats)
         pos[s] = 0
         fdir[s] = 1
         miss[s] = False

@@ -30,7 +30,8 @@ N_PARAMS = 2
 @dataclass(frozen=True)
 class Greedy:
     """raidboard §10 exactly: Exploration → first sea ahead (§10.2); Lost → the richest
-    opponent's settlement, kingdom settlements first, lowest index (§10.3)."""
+    opponent's settlement (ties: the first clockwise from the player, i.e. the next in turn
+    order), kingdom settlements first, lowest space index (§10.3)."""
 
     kind: ClassVar[PolicyKind] = PolicyKind.GREEDY
 
@@ -41,7 +42,7 @@ class Greedy:
 @dataclass(frozen=True)
 class Random:
     """Exploration → a sea uniformly at random; Lost → any settlement on the board uniformly
-    (the seed allows the player's own)."""
+    (the seed allows the player's own); both drawn on the policy stream."""
 
     kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
 
@@ -54,8 +55,9 @@ class Lookahead:
     """Exploration → the sea whose follow-up landing (sea roll 1-5, storm on 6) has the best
     expected value in Gold, valuing a new settlement at ``settle_value`` and a destroyed fleet
     at its 2d6 loss plus ``miss_cost`` for the missed turn. Lost → the settlement of the most
-    threatening opponent (gold + expected income) that breaks a kingdom, else one in the region
-    where they hold most, lowest index; own settlements only when no opponent has any."""
+    threatening opponent (gold + expected income; ties: the first clockwise from the player)
+    that breaks a kingdom, else one in the region where they hold most, lowest index; own
+    settlements only when no opponent has any."""
 
     settle_value: float = rule(12.0, "Gold value of a new settlement (assumption)",
                                section="§10.4", lo=0.0, hi=1000.0)
@@ -77,10 +79,12 @@ def _with_params(text: str, cls) -> str:
 
 
 POLICY_HELP = {
-    "greedy": "raidboard §10: first sea ahead; remove the richest opponent's kingdom settlement",
-    "random": "uniform sea; uniform settlement on the board (own ones too)",
+    "greedy": "raidboard §10: first sea ahead; remove the richest opponent's kingdom "
+              "settlement (ties clockwise from the player)",
+    "random": "uniform sea; uniform settlement on the board (own ones too), policy stream",
     "lookahead": _with_params("best expected landing from the sea roll; remove the leader's "
-                              "most valuable settlement", Lookahead),
+                              "most valuable settlement (ties clockwise from the player)",
+                              Lookahead),
 }
 
 

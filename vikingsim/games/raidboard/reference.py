@@ -38,8 +38,10 @@ class Game:
     def __init__(self, rules, kinds, params, dice, pol, events=None):
         self.r, self.kinds, self.params, self.dice, self.pol = rules, kinds, params, dice, pol
         n = len(kinds)
-        # §4.1 everyone starts with start_gold; §4.4 designer variant: seat k gets k steps more
-        self.gold = [rules.start_gold + k * rules.seat_gold_step for k in range(n)]
+        # §4.1 everyone starts with start_gold; §4.4 designer variant: the k-th player in turn
+        # order (k = 0 for first_seat) gets k steps more
+        self.gold = [rules.start_gold + ((s - rules.first_seat) % n) * rules.seat_gold_step
+                     for s in range(n)]
         self.pos = [0] * n
         self.dir = [1] * n
         self.miss = [False] * n
@@ -152,7 +154,8 @@ class Game:
         kind = self.kinds[seat]
         if kind == PolicyKind.RANDOM:
             return on_board[int(self.pol.random() * len(on_board))]
-        rivals = [s for s in range(len(self.gold)) if s != seat and self.settlements(s)]
+        n = len(self.gold)                   # clockwise from the acting seat: ties go first
+        rivals = [s for s in ((seat + i) % n for i in range(1, n)) if self.settlements(s)]
         if rivals:
             def threat(s):
                 score = float(self.gold[s])
@@ -160,7 +163,7 @@ class Game:
                     score += (_MEAN_D6 * len(self.settlements(s))
                               + _MEAN_2D6 * len(self.kingdoms(s)))
                 return score
-            target = max(rivals, key=lambda s: (threat(s), -s))
+            target = max(rivals, key=threat)                        # first of the best
             mine = self.settlements(target)
             king = [s for s in mine if self.in_kingdom(s)]
             if king:

@@ -162,8 +162,9 @@ class Rules:
                                         hi=10)
     first_seat: int = rule(0, "seat that moves first", section="§4.2", lo=0,
                            hi=MAX_PLAYERS - 1)
-    seat_gold_step: int = rule(0, "designer variant: seat k starts with k times this much "
-                               "extra Gold (0 = the printed rules)", section="§4.4", lo=0,
+    seat_gold_step: int = rule(0, "designer variant: the k-th player in turn order (k = 0 "
+                               "for first_seat) starts with k times this much extra Gold "
+                               "(0 = the printed rules)", section="§4.4", lo=0,
                                hi=1_000)
 
     def __post_init__(self):

@@ -28,7 +28,7 @@ __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "CHARACTERS"]
 OPTIONS = options_of(Rules)
 #: §10.1: a game is won, tied (both tie-breaks fail, final_tie = shared) or hits the cap (§5).
 OUTCOMES = ("win", "tie", "truncated")
-RULES_VERSION = "2026.12.1"
+RULES_VERSION = "2026.12.2"
 #: Per-seat output arrays (frame columns ``<name>_<seat>``).
 SEAT_ARRAYS = ("legend", "raid_legend", "raids", "character", "earls", "won", "acquired",
                "pillaged", "lost", "silver_avail", "silver_spent")
@@ -66,12 +66,12 @@ def allocate(s: Setup, n: int) -> dict:
     return out
 
 
-def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
-    kernel.play_block(s, g0, g1, dice_rng, pol_rng, out)
+def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    kernel.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
 
 
-def reference_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
-    reference.play_block(s, g0, g1, dice_rng, pol_rng, out)
+def reference_block(s: Setup, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    reference.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
 
 
 def _outcome_codes(out) -> np.ndarray:
@@ -208,6 +208,8 @@ GAME = GameSpec(
     rules_version=RULES_VERSION,
     outcomes=OUTCOMES,
     seated=True,
+    first_player_option="first_seat",
+    game_id_options={"rotate_characters": True},
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
     bench_options={},

@@ -309,6 +309,19 @@ def _row_low(card, rows):
 
 # ---------------------------------------------------------------- Secret Plan (§6.2, §12.4)
 @jit(inline="always", nrt=False)
+def _most_raids(card, pp, pn, s, n_seats):
+    """Policy (§12.4): (the opponent of seat s with the most Raid cards, their count); ties
+    go to the first clockwise from s (the next seat in turn order), never to a seat number."""
+    most, most_r = -1, -1
+    for i in range(1, n_seats):
+        q = _turn_seat(s, i, n_seats)
+        r = _raid_count(card, pp, pn, q)
+        if r > most_r:
+            most, most_r = q, r
+    return most, most_r
+
+
+@jit(inline="always", nrt=False)
 def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, supply, pol):
     """Policy: (action, target) from the seat's own hand and public state only."""
     if kind == PolicyKind.RANDOM:                          # §14.3: one draw
@@ -334,12 +347,7 @@ def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, 
                 if alt[pp[s, HAND, i], j] == Ability.SHIPBUILD:
                     boat = True
     low = _row_low(card, rows)
-    most, most_r = -1, -1
-    for q in range(n_seats):
-        if q != s:
-            r = _raid_count(card, pp, pn, q)
-            if r > most_r:
-                most, most_r = q, r
+    most, most_r = _most_raids(card, pp, pn, s, n_seats)
     for i in range(6):
         code = int(par[Param.PLAN0 + i])
         if code < 0:
@@ -375,22 +383,37 @@ def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, 
 
 # ---------------------------------------------------------------- Main phase (§7)
 @jit(inline="always", nrt=False)
-def _sacrificable(ri, pp, pn, fl, s, i):
-    """The Coin a policy sacrifices for card i's ability: the first NORMAL Coin in play."""
+def _sacrificable(ri, card, par, pp, pn, fl, s, i):
+    """Policy (§7.5, §13.13, §14.2): the card sacrificed for card i's ability: the first unused
+    Coin in play; else, with ``sacrifice_any_card``, the unused card of lowest cost, at most
+    the policy's ``sacrifice_max_cost``, that is neither a Treasure nor a Longboat (earliest on
+    ties); -1 = none."""
     coin = ri[RuleSlot.COIN]
     for j in range(pn[s, PLAY]):
         if j != i and pp[s, PLAY, j] == coin and fl[s, j] == NORMAL:
             return j
-    return -1
+    if not ri[RuleSlot.SACRIFICE_ANY_CARD]:
+        return -1
+    best = -1
+    for j in range(pn[s, PLAY]):
+        k = pp[s, PLAY, j]
+        pk = card[Col.PILE, k]
+        if j == i or fl[s, j] != NORMAL or pk == Pile.TREASURE or pk == Pile.LONGBOAT or \
+                card[Col.COST, k] > par[Param.SACRIFICE_MAX_COST]:
+            continue
+        if best < 0 or card[Col.COST, k] < card[Col.COST, pp[s, PLAY, best]]:
+            best = j
+    return best
 
 
 @jit(inline="always", nrt=False)
-def _legal_alt(ri, card, pp, pn, fl, supply, s, i, a, n):
+def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
     """§7.5: an ability whose sacrifice cannot be fully resolved may not be used."""
     if a == Ability.DRAW:
         return True
     if a == Ability.SACRIFICE_DRAW:
-        return _sacrificable(ri, pp, pn, fl, s, i) >= 0 and pn[s, DECK] + pn[s, DISC] >= n
+        return (_sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
+                and pn[s, DECK] + pn[s, DISC] >= n)
     if a == Ability.SHIPBUILD:
         return supply[ri[RuleSlot.LONGBOAT]] > 0
     if a == Ability.SACRIFICE_SELF_HACKSILVER:
@@ -403,9 +426,9 @@ def _legal_alt(ri, card, pp, pn, fl, supply, s, i, a, n):
                 return True
         return False
     if a == Ability.MAY_SACRIFICE_SILVER or a == Ability.MAY_SACRIFICE_POWER:
-        return _sacrificable(ri, pp, pn, fl, s, i) >= 0
+        return _sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
     if a == Ability.MAY_RITUAL_SEARCH:
-        if _sacrificable(ri, pp, pn, fl, s, i) < 0:
+        if _sacrificable(ri, card, par, pp, pn, fl, s, i) < 0:
             return False
         for src in (DECK, DISC):
             for j in range(pn[s, src]):
@@ -434,7 +457,8 @@ def _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
             act = ps[s, PS_ACTION]
             if not spring or (act != PARTY and act != LONE) or has_boat:
                 prio = 0.0
-        if prio > best_p and _legal_alt(ri, card, pp, pn, fl, supply, s, i, a, alt_n[k, j]):
+        if prio > best_p and _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a,
+                                                alt_n[k, j]):
             best, best_p = j, prio
     return best
 
@@ -457,7 +481,7 @@ def _ritual(card, pp, pn, fl, s, dice):
 
 
 @jit(nrt=False)
-def _use_alt(ri, card, pp, pn, fl, ps, supply, s, i, a, n, dice):
+def _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, a, n, dice):
     """Carry out alternative ``a`` (amount n) of play card i (§7.3, §7.5, §11.2)."""
     if a == Ability.SHIPBUILD or a == Ability.SACRIFICE_SELF_HACKSILVER:
         fl[s, i] = SACRIFICED
@@ -479,7 +503,7 @@ def _use_alt(ri, card, pp, pn, fl, ps, supply, s, i, a, n, dice):
                     fl[s, j] = BURIED
                     return
     else:
-        fl[s, _sacrificable(ri, pp, pn, fl, s, i)] = SACRIFICED
+        fl[s, _sacrificable(ri, card, par, pp, pn, fl, s, i)] = SACRIFICED
         if a == Ability.SACRIFICE_DRAW:
             _draw_to(pp, pn, fl, s, PLAY, n, dice)
         elif a == Ability.MAY_SACRIFICE_SILVER:
@@ -702,7 +726,8 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, p
         if fl[s, i] == NORMAL and alt[k, 0] != Ability.NONE:
             j = _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
             if j >= 0:
-                _use_alt(ri, card, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j], dice)
+                _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j],
+                         dice)
         i += 1
     _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
               pol)
@@ -987,7 +1012,8 @@ def _top_chooser(ps, gs, n_seats, action, first, second):
 def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs, n_seats,
                 rnd, members):
     """§8.3: Earl (most Influence, then Power; else Chaotic Raid), invitations within the
-    Longboats (policy: Raid-Party choosers, then accepting Defenders, clockwise), the raid."""
+    Longboats (§8.3.3, policy: Raid-Party choosers, then accepting Defenders, clockwise; none
+    in a 2-player game unless ``two_player_alliances``, §13.12), the raid."""
     earl, n_top = _top_chooser(ps, gs, n_seats, PARTY, PS_INFL, PS_POWER)
     if earl < 0:
         return
@@ -1000,7 +1026,7 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
     ps[earl, PS_EARLS] += 1
     members[0] = earl
     m, cap = 1, ps[earl, PS_BOATS]
-    if params[earl, Param.INVITE]:                          # §8.3.3
+    if params[earl, Param.INVITE] and (n_seats > 2 or ri[RuleSlot.TWO_PLAYER_ALLIANCES]):
         for want in (PARTY, DEFEND):
             for i in range(1, n_seats):
                 q = _turn_seat(earl, i, n_seats)
@@ -1085,12 +1111,15 @@ def _cleanup(ri, card, sh, shn, pp, pn, fl, ps, supply, gs, n_seats):
 
 @jit(inline="always", nrt=False)
 def _score(ri, card, pp, pn, fl, s):
-    """§10.1: (Legend, Legend from Raid cards) of seat s."""
+    """§10.1: (Legend, Legend from Raid cards) of seat s: deck, discard, Raid and Bury piles
+    (with ``score_cards_in_play`` also the hand and the cards in play, §13.14)."""
     total, raid = 0, 0
-    for src in (DECK, DISC, RAIDP, BURY, HAND):
+    for src in (DECK, DISC, RAIDP, BURY):
         for j in range(pn[s, src]):
             total += card[Col.LEGEND, pp[s, src, j]]
-    if ri[RuleSlot.SCORE_IN_PLAY]:
+    if ri[RuleSlot.SCORE_IN_PLAY]:                          # §13.14 alternative
+        for j in range(pn[s, HAND]):
+            total += card[Col.LEGEND, pp[s, HAND, j]]
         for j in range(pn[s, PLAY]):
             if fl[s, j] != SACRIFICED:
                 total += card[Col.LEGEND, pp[s, PLAY, j]]
@@ -1205,17 +1234,19 @@ def _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g):
 
 
 @jit(nrt=False)
-def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g0, g1, dice, pol,
+def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g0, g1, game0,
+                dice, pol,
                 pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2,
                 winner, tie, tied, rounds, truncated, failed, census, legend, raid_legend,
                 raids, character, earls, won, acquired, pillaged, lost, silver_avail,
                 silver_spent):
-    """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only)."""
+    """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only); row g is
+    the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1)."""
     n_seats = kinds.shape[0]
     for g in range(g0, g1):
         trunc, n_rounds = _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds,
-                                     params, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs,
-                                     s1, s2, dice, pol)
+                                     params, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows, supply,
+                                     box, gs, s1, s2, dice, pol)
         w, t, mask = _winner(ri, card, pp, pn, fl, ps, gs, n_seats)
         truncated[g] = trunc
         rounds[g] = n_rounds
@@ -1256,14 +1287,15 @@ def scratch(s, n_seats: int) -> dict:
             "s2": np.zeros(cap, np.int64)}
 
 
-def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
-    """Allocate the block's scratch and run ``_play_block`` (releases the GIL)."""
+def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    """Allocate the block's scratch and run ``_play_block`` (releases the GIL); ``game0`` is
+    the run's id of ``out`` row 0 (``GameSpec.game_id_options``)."""
     c = s.compiled
     n_seats = len(s.kinds)
     w = scratch(s, n_seats)
     _play_block(c.ri, c.card, c.alt, c.alt_n, buy_scores(c.card, c.alt, c.alt_n, s.params),
                 c.base_attack, c.base_defense, s.kinds,
-                s.params, g0, g1, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"], w["ps"],
+                s.params, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"], w["ps"],
                 w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
                 w["s1"], w["s2"], out["winner"], out["tie"], out["tied"], out["rounds"],
                 out["truncated"], out["failed_raids"], out["census"], out["legend"],

@@ -13,13 +13,15 @@ so Power and Influence would be wasted), up to N cards of the hand that give no 
 have Power + Influence > 0: highest Power first, then highest Influence, then earliest in
 hand; they stay in hand for the next round (DEFAULT 0 for every shipped policy). The
 engine, not the policy, enforces legality: it offers only legal choices (affordable cards,
-non-empty piles, a Coin to sacrifice, capacity of the Longboats).
+non-empty piles, a card to sacrifice, capacity of the Longboats).
 
 Plan rules (P = Base Attack + card Power, I = Influence, L = a Longboat or Shipbuild in hand):
   block    an opponent has >= block_raids Raid cards and P >= attack_min: Attack them
+           (the opponent with most Raid cards; ties: the first clockwise from the attacker)
   lone     L and P >= lowest Defense in the Raid Row + lone_margin: Lone Raid
   party    L and I >= party_influence_min: Raid Party
-  attack   P >= attack_min: Attack the opponent with most Raid cards (lowest seat on ties)
+  attack   P >= attack_min: Attack the opponent with most Raid cards (ties: the first
+           clockwise from the attacker, i.e. the next seat in turn order; never a seat number)
   acquire  buried Silver + the best buryable card in hand >= lowest Defense + acquire_margin:
            Defend (to bury and acquire)
   defend   always: Defend
@@ -81,7 +83,8 @@ class Param(IntEnum):
     ACCEPT = MAX_PLAN + 16
     DEFEND_BURY = MAX_PLAN + 17
     KEEP_IN_WINTER = MAX_PLAN + 18
-    PRIO0 = MAX_PLAN + 19           # PRIO0 + Ability code: priority of that OR-alternative
+    SACRIFICE_MAX_COST = MAX_PLAN + 19
+    PRIO0 = MAX_PLAN + 20           # PRIO0 + Ability code: priority of that OR-alternative
 
 
 N_PARAMS = int(Param.PRIO0) + len(Ability)
@@ -141,14 +144,19 @@ class Scripted:
     keep_in_winter: int = rule(0, "Winter, play_all_cards = false: keep back up to this many "
                                "cards with no Silver and Power + Influence > 0 (highest Power, "
                                "then Influence, then earliest)", section="§13.8", lo=0, hi=5)
+    sacrifice_max_cost: int = rule(1, "'sacrifice a card' with no unused Coin in play "
+                                   "(sacrifice_any_card): sacrifice the cheapest other unused "
+                                   "card costing at most this, never a Treasure or Longboat "
+                                   "(1: Warriors; a sacrificed Viking is lost under the Viking "
+                                   "deck, §9.2)", section="§7.5, §13.13", lo=0, hi=20)
     prio_draw: int = _p(3, "+N cards")
-    prio_sacrifice_draw: int = _p(4, "sacrifice a Coin: +N cards")
+    prio_sacrifice_draw: int = _p(4, "sacrifice a card: +N cards")
     prio_shipbuild: int = _p(9, "Shipbuild (when raiding with no Longboat in play)")
     prio_self_hacksilver: int = _p(0, "Warriors: gain 1 Hacksilver")
     prio_bury: int = _p(2, "Bury (a Coin, then Hacksilver)")
-    prio_sacrifice_silver: int = _p(5, "sacrifice a Coin: +N Silver")
-    prio_sacrifice_power: int = _p(6, "sacrifice a Coin: +N Power")
-    prio_ritual: int = _p(7, "sacrifice a Coin: take a Viking")
+    prio_sacrifice_silver: int = _p(5, "sacrifice a card: +N Silver")
+    prio_sacrifice_power: int = _p(6, "sacrifice a card: +N Power")
+    prio_ritual: int = _p(7, "sacrifice a card: take a Viking")
     kind: ClassVar[PolicyKind] = PolicyKind.SCRIPTED
 
     def __post_init__(self):
@@ -194,9 +202,10 @@ def _variant(name: str, doc: str, **defaults):
 
 @dataclass(frozen=True)
 class Random:
-    """Uniform Secret Plan (Defend, Lone Raid, Raid Party, or Attack one opponent) and uniform
-    buys (each step: one affordable card or stop, at most 5); every other choice as
-    ``hints``. Draws only from the policy stream."""
+    """Uniform Secret Plan (Defend, Lone Raid, Raid Party, or Attack one opponent: every
+    opponent equally likely, so no seat is favoured) and uniform buys (each step: one
+    affordable card or stop, at most 5); every other choice as ``hints``. Draws only from
+    the policy stream."""
 
     kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
 
@@ -232,8 +241,10 @@ POLICY_TYPES = {"hints": Hints, "random": Random, "big-money": BigMoney, "raider
 
 POLICY_HELP = {
     "hints": "§12.4 DEFAULT: Strategy and Hints as ordered plan rules; buy the most expensive "
-             "card, a Longboat first while owning fewer than 3",
-    "random": "uniform Secret Plan and uniform buys; other choices as hints",
+             "card, a Longboat first while owning fewer than 3; attack target: most Raid "
+             "cards, ties clockwise from the attacker (every scripted policy)",
+    "random": "uniform Secret Plan (attack target uniform over the opponents, policy stream) "
+              "and uniform buys; other choices as hints",
     "big-money": "buy Silver; raid when strong enough",
     "raider": "Power and Longboats; Lone Raid first",
     "earl": "Influence and Longboats; Raid Party first",

@@ -234,7 +234,8 @@ class Game:
         rows = self.row_defenses()
         low = min(rows) if rows else None
         raids = [self.raid_count(self.players[s]) for s in range(n)]
-        most = max(opponents, key=lambda s: (raids[s], -s))
+        clockwise = [(pl.seat + i) % n for i in range(1, n)]       # ties: the next seat first
+        most = max(clockwise, key=lambda s: raids[s])
         for i in range(6):
             code = int(p[Param.PLAN0 + i])
             if code < 0:
@@ -263,12 +264,20 @@ class Game:
 
     # ------------------------------------------------------------------ Main phase (§7)
     def sacrificable(self, pl, i):
-        """The Coin the policy sacrifices for card i's ability: first NORMAL Coin in play."""
-        coin = self.ri[RuleSlot.COIN]
+        """Policy (§7.5, §13.13, §14.2): the card sacrificed for card i's ability: the first
+        unused Coin in play; else, with ``sacrifice_any_card``, the unused card of lowest cost,
+        at most the policy's ``sacrifice_max_cost``, that is neither a Treasure nor a Longboat
+        (earliest on ties); -1 = none."""
+        coin, c = self.ri[RuleSlot.COIN], self.c
         for j, (k, f) in enumerate(pl.play):
             if j != i and k == coin and f == NORMAL:
                 return j
-        return -1
+        if not self.ri[RuleSlot.SACRIFICE_ANY_CARD]:
+            return -1
+        others = [j for j, (k, f) in enumerate(pl.play) if j != i and f == NORMAL
+                  and c.pile[k] not in (Pile.TREASURE, Pile.LONGBOAT)
+                  and c.cost[k] <= pl.p[Param.SACRIFICE_MAX_COST]]
+        return min(others, key=lambda j: (c.cost[pl.play[j][0]], j), default=-1)
 
     def viking_in_deck_or_discard(self, pl):
         return any(self.c.is_viking(k) for k in pl.deck + pl.discard)
@@ -642,8 +651,9 @@ class Game:
         self.first, self.earl_side = earl.seat, True               # §8.3.2
         earl.last_earl, earl.earls = rnd, earl.earls + 1
         raiders, cap = [earl], st[earl.seat][3]
-        if earl.p[Param.INVITE]:                                    # §8.3.3
-            n = len(self.players)
+        n = len(self.players)
+        if earl.p[Param.INVITE] and (n > 2 or self.ri[RuleSlot.TWO_PLAYER_ALLIANCES]):
+            # §8.3.3; §13.12: a 2-player game has "No alliances"
             ring = [self.players[(earl.seat + i) % n] for i in range(1, n)]
             for want in (PARTY, DEFEND):
                 for q in ring:
@@ -734,11 +744,12 @@ class Game:
             self.earl_side = False
 
     def score(self, pl):
-        """§10.1: Legend on Treasures and Raid cards in deck, discard, Raid and Bury piles."""
+        """§10.1: Legend on Treasures and Raid cards in deck, discard, Raid and Bury piles
+        (``score_cards_in_play``, §13.14: also the hand and the cards in play)."""
         c = self.c
-        held = pl.deck + pl.discard + pl.raid + pl.bury + pl.hand
+        held = pl.deck + pl.discard + pl.raid + pl.bury
         if self.ri[RuleSlot.SCORE_IN_PLAY]:
-            held = held + [k for k, f in pl.play if f != SACRIFICED]
+            held = held + pl.hand + [k for k, f in pl.play if f != SACRIFICED]
         raid = sum(c.legend[k] for k in pl.raid if c.pile[k] == Pile.RAID)
         return sum(c.legend[k] for k in held), raid
 
@@ -829,9 +840,9 @@ def record(game, g, out, truncated, rounds):
         out["silver_avail"][g, s], out["silver_spent"][g, s] = pl.silver_avail, pl.silver_spent
 
 
-def play_block(setup, g0, g1, dice_rng, pol_rng, out):
-    """Reference twin of the kernel's block: same rows, same draws."""
+def play_block(setup, g0, g1, dice_rng, pol_rng, out, game0=0):
+    """Reference twin of the kernel's block: same rows, same draws; row g is game game0 + g."""
     for g in range(g0, g1):
-        game = Game(setup, g, dice_rng, pol_rng)
+        game = Game(setup, game0 + g, dice_rng, pol_rng)
         truncated, rounds = game.play()
         record(game, g, out, truncated, rounds)

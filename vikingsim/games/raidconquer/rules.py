@@ -64,6 +64,8 @@ class RuleSlot(IntEnum):
     START_CARD_CHAR = 27        # §12.3 variant: character given an extra starting card (-1)
     START_CARD = 28             # its card id (-1)
     PLAY_ALL_CARDS = 29         # §7.2, §13.8: 0 = a player may keep cards back in hand
+    TWO_PLAYER_ALLIANCES = 30   # §10.3, §13.12: 1 = a 2-player Earl may invite the opponent
+    SACRIFICE_ANY_CARD = 31     # §7.5, §13.13: 0 = "sacrifice a card" takes only a Coin
 
 
 N_RULE_SLOTS = len(RuleSlot)
@@ -102,14 +104,18 @@ class Rules:
     card_defense_counts: str = rule("when_defending", "Defense on Viking cards adds to a "
                                     "player's Defense: never, when_defending or always",
                                     section="§13.1", choices=CARD_DEFENSE)
-    defend_includes_base_power: bool = rule(True, "Defend: Defense = 5 + card Power + the "
-                                            "shield's 2", section="§13.2")
-    earl_marker_resets: bool = rule(True, "an Earl-side marker stays one round, then turns "
-                                    "raven side up", section="§9.2, §13.3")
+    defend_includes_base_power: bool = rule(False, "Defend: Defense = 5 + card Power + the "
+                                            "shield's 2 (else 5 + the Power of the cards, as "
+                                            "the Attack section words it)", section="§13.2")
+    earl_marker_resets: bool = rule(False, "an Earl-side marker stays one round, then turns "
+                                    "raven side up (else it stays Earl side up with the Earl "
+                                    "until another Earl takes it: 'it remains')",
+                                    section="§9.2, §13.3")
     acquire_refills_row: bool = rule(True, "an acquired Raid card is replaced from the Raid "
                                      "deck", section="§8.1.3, §13.4")
-    acquire_payment: str = rule("at_least", "buried Silver spent to acquire: at_least the "
-                                "Defense (excess lost) or exact", section="§8.1.3, §13.5",
+    acquire_payment: str = rule("exact", "buried Silver spent to acquire: exact ('equal in "
+                                "number' to the Defense) or at_least (excess lost)",
+                                section="§8.1.3, §13.5",
                                 choices=ACQUIRE_PAYMENT)
     chaotic_party: str = rule("own_longboat", "Chaotic Raid party: Raid-Party choosers with "
                               "their own Longboat, or all_choosers", section="§8.3.5, §13.6",
@@ -128,9 +134,15 @@ class Rules:
                           choices=FINAL_TIE)
     attack_character_replaces: bool = rule(True, "ATTACK CHARACTER N replaces the printed "
                                            "Power (else adds N)", section="§11.3")
-    score_cards_in_play: bool = rule(True, "Treasures still in play at game end score "
-                                     "(assumption: the end check precedes the discard)",
-                                     section="§9.1, §10.1")
+    score_cards_in_play: bool = rule(False, "Treasures still in play (or kept in hand) at game "
+                                     "end score too (else only deck, discard, Raid and Bury "
+                                     "piles, as the End of Game lists them)",
+                                     section="§9.1, §10.1, §13.14")
+    two_player_alliances: bool = rule(False, "2 players: the Earl may invite the opponent into "
+                                      "the Raid Party (else none: the Two Player option's 'No "
+                                      "alliances')", section="§10.3, §13.12")
+    sacrifice_any_card: bool = rule(True, "'sacrifice a card' may sacrifice any other unused "
+                                    "card in play (else only a Coin)", section="§7.5, §13.13")
     character_offset: int = rule(0, "seat i plays character (i + offset) mod 5 (Ragnar, "
                                  "Lagertha, Rollo, Floki, Bjorn)", section="§4.6", lo=0,
                                  hi=N_CHARACTERS - 1)
@@ -213,6 +225,8 @@ class Rules:
         ri[S.HACKSILVER] = c.special(cat.Pile.HACKSILVER)
         ri[S.START_CARD_CHAR], ri[S.START_CARD] = self.start_card_ids(c)
         ri[S.PLAY_ALL_CARDS] = self.play_all_cards
+        ri[S.TWO_PLAYER_ALLIANCES] = self.two_player_alliances
+        ri[S.SACRIFICE_ANY_CARD] = self.sacrifice_any_card
         card = np.stack([c.pile, c.copies, c.cost, c.power, c.influence, c.defense, c.silver,
                          c.legend, c.level, c.attack_char, c.persist, c.betray]).astype(np.int64)
         return CompiledRules(ri=ri, card=card, alt=c.alt.copy(), alt_n=c.alt_n.copy(),
