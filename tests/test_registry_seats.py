@@ -36,7 +36,7 @@ SEED = 2026
 SEATED = [g for g in names() if get(g).seated]
 #: Seated games whose first-player option is still missing, with the reason (the lead
 #: removes an entry when the option lands).
-PENDING = {"tevragnarok": "first_seat option being added"}
+PENDING: dict[str, str] = {}
 
 
 def wins_table(game: str, n: int = GAMES_PER_MARKER, seed: int = SEED) -> np.ndarray:

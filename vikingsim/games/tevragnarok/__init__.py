@@ -273,6 +273,7 @@ GAME = GameSpec(
     rules_version=RULES_VERSION,
     outcomes=OUTCOMES,
     seated=True,
+    first_player_option="first_seat",
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
     bench_options={},
