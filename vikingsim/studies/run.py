@@ -171,7 +171,11 @@ def _play(root, study, spec, states, manifest, resumed, backend, progress) -> St
     from vikingsim.studies.backends import make_backend
 
     t_start = time.perf_counter()
-    pool = make_backend(*backend)
+    try:
+        pool = make_backend(*backend)
+    except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while the backend starts
+        _say_interrupted(root, states)
+        raise
     t0 = time.perf_counter()
     try:
         ran = _schedule(root, study, states, manifest, pool, progress)
