@@ -320,3 +320,14 @@ def test_fuzzed_catalogs_load_or_give_one_line(tmp_path):
         assert c.alt_n.min() >= 0 and c.alt_n.max() <= cat.MAX_AMOUNT
 
     check()
+
+
+def test_unreadable_catalog_files_are_one_line(tmp_path):
+    """Nesting beyond the TOML parser's recursion limit, a NUL byte in the path, a folder."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    for path, words in ((deep, "nested too deeply"), ("a\0b.toml", "embedded null byte"),
+                        (tmp_path, "cannot read")):
+        with pytest.raises(InputError, match=words) as e:
+            cat.load(path)
+        assert "\n" not in str(e.value)
