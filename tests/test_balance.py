@@ -2,6 +2,10 @@
 synthetic noisy objective with a known optimum, the budget, seeds of the hold-out check
 disjoint from the search's, determinism, and bad input (one line, exit 2)."""
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -208,3 +212,59 @@ def test_unknown_metric_is_refused_after_one_probe_game(capsys, monkeypatch):
     rc = main(["balance", "raidboard", "--target", "nosuch=1", "--vary", "seat_gold_step=0..5"])
     err = capsys.readouterr().err
     assert rc == 2 and "unknown metric 'nosuch'" in err and played == [1]
+
+
+# ---- the target's size and metric (issue 22) -------------------------------------------------
+def _balance_cli(tmp_path, target):
+    """``vikingsim balance`` in a subprocess whose working folder is the empty ``tmp_path``."""
+    root = str(Path(__file__).resolve().parents[1])
+    return subprocess.run([sys.executable, "-m", "vikingsim", "balance", "raidboard",
+                           "--players", "4", "--target", target, "--vary",
+                           "seat_gold_step=0..5", "--budget", "2000", "--holdout", "100"],
+                          capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": root})
+
+
+@pytest.mark.parametrize("target, words", [
+    ("win_rate[0]=" + "+".join(["1"] * 12_000), "24,011 characters long; at most 200"),
+    ("win_rate[0]=" + "-" * 2_000 + "1", "2,013 characters long; at most 200"),
+    ("win_rate[0]=" + "-" * 50_000 + "1", "50,013 characters long; at most 200"),
+    ("win_rate[0]=" + "-" * 21 + "1", "nests operators more than 20 deep"),
+    ("win_rate[0]=" + "(1+" * 21 + "1" + ")" * 21, "nests operators more than 20 deep"),
+    ("elapsed_s=1", "'elapsed_s' describes the run, not the games; the game metrics are "
+     "mean_final_gold, mean_fleets_lost, mean_rounds, mean_settlements, p_truncated, p_win, "
+     "sd_rounds, win_rate"),
+    ("games_per_s=1e6", "'games_per_s' describes the run"),
+    ("truncated=0", "'truncated' counts games (it grows with n); the game metrics are "
+     "mean_final_gold,")])
+def test_bad_target_is_one_line_exit_2_nothing_written(tmp_path, target, words):
+    """Issue 22: 12,000 terms or 2,000 unary minus signs gave a RecursionError traceback,
+    50,000 a MemoryError reported as "use a smaller -n"; elapsed_s=1 balanced wall-clock
+    time."""
+    p = _balance_cli(tmp_path, target)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and "Traceback" not in p.stderr and len(lines) == 1, p.stderr[-500:]
+    assert lines[0].startswith("vikingsim: error: ") and words in lines[0], lines[0]
+    assert len(lines[0]) < 400 and list(tmp_path.iterdir()) == []
+
+
+def test_target_bounds_are_inclusive():
+    """20 nested operators and 200 characters are accepted; one more is refused."""
+    assert B.eval_expr("-" * 20 + "1", 4) == 1.0
+    assert B.eval_expr("(1+" * 20 + "1" + ")" * 20, 4) == 21.0
+    assert B.parse_targets(["mean_rounds=" + " " * 187 + "1"], 2)[0].value == 1.0
+    with pytest.raises(InputError, match="201 characters"):
+        B.parse_targets(["mean_rounds=" + " " * 188 + "1"], 2)
+    with pytest.raises(InputError, match="more than 20 deep"):
+        B.eval_expr("-" * 21 + "1", 4)
+
+
+def test_only_game_metrics_are_targets():
+    s = {"n": 10, "seed": 1, "players": 2, "elapsed_s": 0.1, "games_per_s": 100.0,
+         "compile_s": 0.0, "win_rate": [0.5, 0.5], "win_rate_ci": [[0, 1], [0, 1]],
+         "mean_rounds": 8.0, "truncated": 0, "p_truncated": 0.0}
+    assert B.game_metrics(s) == ["mean_rounds", "p_truncated", "win_rate"]
+    for bad in ("elapsed_s=1", "n=5", "seed=1", "compile_s=0", "truncated=0"):
+        with pytest.raises(InputError, match="the game metrics are mean_rounds, p_truncated, "
+                                             "win_rate$"):
+            B.check_targets(B.parse_targets([bad], 2), s)

@@ -176,3 +176,16 @@ def test_rules_notes_citations_resolve():
         _check(part, "docs/rules-coverage.md", note, bad, first)
         first += part.count("\n")
     assert not bad, "citations that do not resolve:\n  " + "\n  ".join(bad)
+
+
+def test_readme_says_how_to_get_the_browser_ci_installs():
+    """Issue 22: on a fresh machine the README's test command skipped the report's Chromium
+    test, which only ``.ci/run`` got (it installs the package); the README says how, with the
+    package and command names that ``.ci/run`` and ``tests/test_report.py`` use."""
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install -y -qq chromium" in ci and "shutil.which(\"chromium\")" in (
+        ROOT / "tests" / "test_report.py").read_text()
+    quick = readme.split("## Quickstart")[1].split("\n## ")[0]
+    assert "`sudo apt-get install chromium`" in quick and "tests/test_report.py" in quick
+    assert ".venv/bin/python -m pytest -n 2 -q" in quick       # the command itself unchanged

@@ -141,3 +141,196 @@ def test_catalog_flag_is_the_catalog_option(tmp_path):
     p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidconquer", "-n",
                         "10", "--catalog", path], capture_output=True, text=True)
     assert p.returncode == 2 and "negative cost" in p.stderr
+
+
+# ------------------------------------------------------------------ malformed catalogs (issue 22)
+KALF_STATS = "cost = 4\npower = 1\ninfluence = 1"
+KALF_ABILITIES = 'abilities = ["attack_character:3", "leadership", "betray"]'
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (KALF_ABILITIES, "abilities = 5",
+     "catalog card 'Kalf': abilities must be a list of strings, got 5"),
+    ('choose_one = ["may_ritual_search"]', "choose_one = 1",
+     "catalog card 'Ritual Sacrifice': choose_one must be a list of strings, got 1"),
+    ('name = "Kalf"\npile = "viking"', 'name = "Kalf"\npile = ["viking"]',
+     "catalog card 'Kalf': pile ['viking'] must be one of viking, event,"),
+    (KALF_STATS, "cost = 99999999999999999999\npower = 1\ninfluence = 1",
+     "catalog card 'Kalf': cost = 99999999999999999999 must be in [0, 99]"),
+    (KALF_STATS, "cost = 4\npower = 9223372036854775000\ninfluence = 1",
+     "catalog card 'Kalf': power = 9223372036854775000 must be in [0, 99]")])
+def test_malformed_catalog_is_one_line_exit_2_nothing_written(tmp_path, old, new, message):
+    """Issue 22: these gave a TypeError or OverflowError traceback, or (a Power near the
+    int64 maximum) were accepted and overflowed in the kernel's sums."""
+    assert old in BUNDLED
+    path = _write(tmp_path, BUNDLED.replace(old, new, 1))
+    p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidconquer", "-n",
+                        "10", "--catalog", path, "--out", str(tmp_path / "games")],
+                       capture_output=True, text=True)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert lines == [f"vikingsim: error: {lines[0].removeprefix('vikingsim: error: ')}"]
+    assert lines[0].removeprefix("vikingsim: error: ").startswith(message), lines
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["cards.toml"]
+
+
+@pytest.mark.parametrize("old, new, message", [
+    (KALF_STATS, "cost = 100\npower = 1\ninfluence = 1", "cost = 100 must be in [0, 99]"),
+    (KALF_STATS, "cost = 4\npower = 1.5\ninfluence = 1", "power must be an integer, got 1.5"),
+    (KALF_STATS, 'cost = 4\npower = true\ninfluence = 1', "power must be an integer, got True"),
+    (KALF_STATS, "cost = 4\npower = 1\ninfluence = 1\nlevel = 2",
+     "level is for Raid cards only"),
+    ('name = "Kalf"\npile = "viking"\ncopies = 2', 'name = "Kalf"\npile = "viking"\ncopies = 0',
+     "copies = 0 must be in [1, 60]"),
+    (KALF_ABILITIES, 'abilities = ["attack_character:100"]',
+     "ability 'attack_character:100': amount must be a whole number in [0, 99]"),
+    (KALF_ABILITIES, 'abilities = ["attack_character:²"]',
+     "ability 'attack_character:²': amount must be a whole number"),
+    (KALF_ABILITIES, 'abilities = ["leadership:2"]', "ability 'leadership:2' takes no amount"),
+    (KALF_ABILITIES, 'abilities = ["betray", 3]', "abilities must be a list of strings"),
+    (KALF_ABILITIES, 'abilities = ["flying"]', "unknown ability keyword 'flying'; allowed: "
+     "battle_frenzy, leadership, battle_ship, command_ship, betray, attack_character:N"),
+    ('choose_one = ["may_ritual_search"]', 'choose_one = ["draw:0"]',
+     "choose_one 'draw:0': amount must be a whole number in [1, 99]"),
+    ('choose_one = ["may_ritual_search"]', 'choose_one = ["draw:99999999999999999999"]',
+     "amount must be a whole number in [1, 99]"),
+    ('choose_one = ["may_ritual_search"]', 'choose_one = ["bury:1"]',
+     "choose_one 'bury:1' takes no amount"),
+    ('choose_one = ["may_ritual_search"]', 'choose_one = [["draw:1"]]',
+     "choose_one must be a list of strings"),
+    ('name = "Kalf"', "name = 7", "catalog card #5: needs a name"),
+    ('name = "Kalf"', 'name = "  "', "needs a name"),
+    ('assumption = ["copies"]', "assumption = [[1]]", "assumption must be true/false"),
+    ('assumption = ["copies"]', 'assumption = "yes"', "assumption must be true/false"),
+    ("level = 3\ndefense = 8", "level = 3\ndefense = 0", "a Raid card needs defense 1-99, got 0"),
+    ("level = 3\ndefense = 8", "level = 6\ndefense = 8", "a Raid card needs level 1-5, got 6"),
+    ("level = 3\ndefense = 8", 'level = "3"\ndefense = 8', "a Raid card needs level 1-5, got '3'"),
+])
+def test_every_field_is_type_and_range_checked(tmp_path, old, new, message):
+    """Every field of a card has a type and a documented range (``catalog.RANGES``: two-digit
+    statistics, which keep a whole game's sums inside the kernel's int16/int32 outputs)."""
+    assert old in BUNDLED
+    with pytest.raises(InputError) as e:
+        cat.load(_write(tmp_path, BUNDLED.replace(old, new, 1)))
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_catalog_at_the_bounds_plays_without_overflow(tmp_path):
+    """Every statistic and amount at its maximum (``catalog.MAX_STAT``): the kernel's Legend
+    (int16) and Silver (int32) outputs hold a whole game's sums, Legend <= 220 * MAX_STAT."""
+    import re
+
+    top = cat.MAX_STAT
+    text = re.sub(r"^(power|influence|silver|legend) = \d+$", rf"\1 = {top}", BUNDLED,
+                  flags=re.M)
+    text = re.sub(r'"(draw|sacrifice_draw|sacrifice_self_silver|may_sacrifice_silver|'
+                  r'may_sacrifice_power):\d+"', rf'"\1:{top}"', text)
+    path = _write(tmp_path, text)
+    c = cat.load(path)
+    assert c.legend.max() == top and c.alt_n.max() == top
+    df = simulate("raidconquer", 40, seed=1, options={"catalog": path}).frame
+    legend = df[[f"legend_{s}" for s in range(4)]].to_numpy()
+    avail = df[[f"silver_avail_{s}" for s in range(4)]].to_numpy()
+    spent = df[[f"silver_spent_{s}" for s in range(4)]].to_numpy()
+    assert (legend >= 0).all() and (legend <= 220 * top).all() and legend.max() > top
+    assert (spent >= 0).all() and (avail >= spent).all()
+
+
+def _toml(v) -> str:
+    """A TOML value (strings as JSON, whose escapes TOML shares)."""
+    import json
+    import math
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml(x) for x in v) + "]"
+    return "{" + ", ".join(f"{json.dumps(k)} = {_toml(x)}" for k, x in v.items()) + "}"
+
+
+def _catalog_text(cards) -> str:
+    import json
+
+    if not all(isinstance(c, dict) for c in cards):      # an array of values, not of tables
+        return f"card = {_toml(cards)}\n"
+    return "\n".join("[[card]]\n" + "".join(f"{json.dumps(k)} = {_toml(v)}\n"
+                                            for k, v in c.items()) for c in cards)
+
+
+def _strategies():
+    from hypothesis import strategies as st
+
+    words = st.sampled_from(["draw:1", "draw:", "draw:x", "bury", "bury:2", "shipbuild",
+                             "leadership", "betray", "attack_character:3", "attack_character",
+                             "attack_character:-1", "viking", "raid", "coin", "", "copies",
+                             "cost", "draw:99", "draw:100", "sacrifice_draw:2", "²"])
+    scalar = st.one_of(st.integers(-3, 120), st.integers(-2 ** 70, 2 ** 70), st.floats(),
+                       st.booleans(), st.text(st.characters(blacklist_categories=("Cs",)),
+                                              max_size=12), words)
+    value = st.recursive(scalar, lambda inner: st.lists(inner, max_size=4)
+                         | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                         max_leaves=8)
+    fields = st.sampled_from(sorted(cat.KNOWN_FIELDS) + ["colour", ""])
+    edit = st.tuples(st.integers(0, 200), fields, st.one_of(value, st.just(DELETE)))
+    return st.lists(edit, min_size=1, max_size=3), st.one_of(st.none(), scalar)
+
+
+DELETE = object()
+
+
+def test_fuzzed_catalogs_load_or_give_one_line(tmp_path):
+    """Issue 22: no malformed catalog gives a traceback. Edits of up to three fields of the
+    bundled catalog (values of every TOML type, out-of-range numbers, deleted fields, a card
+    that is not a table) either load, with every field inside ``RANGES``, or raise one
+    ``InputError`` line."""
+    import tomllib
+
+    from hypothesis import HealthCheck, given, settings
+
+    base = tomllib.loads(BUNDLED)["card"]
+    edits, replace_card = _strategies()
+    path = tmp_path / "fuzz.toml"
+
+    @settings(max_examples=400, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(edits, replace_card)
+    def check(edit_list, replacement):
+        cards = [dict(c) for c in base]
+        for i, key, v in edit_list:
+            card = cards[i % len(cards)]
+            if v is DELETE:
+                card.pop(key, None)
+            else:
+                card[key] = v
+        if replacement is not None:
+            cards[edit_list[0][0] % len(cards)] = replacement
+        path.write_text(_catalog_text(cards))
+        try:
+            c = cat.load(path)
+        except InputError as e:
+            assert "\n" not in str(e) and len(str(e)) < 300
+            return
+        for key, (lo, hi) in cat.RANGES.items():
+            arr = getattr(c, key)[c.pile != Pile.RAID] if key == "level" else getattr(c, key)
+            assert lo <= arr.min() and arr.max() <= hi
+        assert -1 <= c.attack_char.min() and c.attack_char.max() <= cat.MAX_AMOUNT
+        assert c.alt_n.min() >= 0 and c.alt_n.max() <= cat.MAX_AMOUNT
+
+    check()
+
+
+def test_unreadable_catalog_files_are_one_line(tmp_path):
+    """Nesting beyond the TOML parser's recursion limit, a NUL byte in the path, a folder."""
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    for path, words in ((deep, "nested too deeply"), ("a\0b.toml", "embedded null byte"),
+                        (tmp_path, "cannot read")):
+        with pytest.raises(InputError, match=words) as e:
+            cat.load(path)
+        assert "\n" not in str(e.value)

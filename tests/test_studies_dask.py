@@ -54,3 +54,54 @@ def test_dask_resumes_a_local_run(tmp_path, cluster):
     assert again.chunks_run == 2 and again.chunks_resumed == 4
     same_dataset(whole, again)
     assert len(open_study(half).games(cell=1)) == 10000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, to_group, code", [
+    ("SIGTERM", False, 143), ("SIGTERM", True, 143), ("SIGINT", True, 130),
+    ("SIGINT", False, 130)])
+def test_stopping_a_dask_run_prints_one_line(tmp_path, sig, to_group, code):
+    """Issue 22: SIGTERM or Ctrl-C (SIGINT to the terminal's whole process group) of
+    ``experiment --backend dask`` once a chunk is saved printed about 30 lines of worker
+    traceback (Ctrl-C: every time; SIGTERM: a worker's failed heartbeat, about one run in
+    four) before the one-line message. Now: that line only, and the saved chunks kept. Port
+    8787 is held as on a machine where another Dask cluster runs (it added a warning)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out"
+    busy = socket.socket()
+    try:
+        busy.bind(("127.0.0.1", 8787))
+        busy.listen()
+    except OSError:                                    # already taken: the same situation
+        pass
+    p = subprocess.Popen([sys.executable, "-m", "vikingsim", "experiment",
+                          str(root / "experiments" / "raidboard_seat0_edge.toml"), "--backend",
+                          "dask", "--workers", "2", "--out", str(out), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        t0 = time.monotonic()
+        while not list(out.glob("data/cell=*/chunk-*.tally.json")):
+            assert p.poll() is None and time.monotonic() - t0 < 300, p.communicate()[1]
+            time.sleep(0.05)
+        time.sleep(0.5)                                # workers busy with the next chunks
+        signum = getattr(signal, sig)
+        os.killpg(p.pid, signum) if to_group else p.send_signal(signum)
+        _, err = p.communicate(timeout=120)
+    finally:
+        busy.close()
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    lines = err.strip().splitlines()
+    assert p.returncode == code and "Traceback" not in err and len(lines) <= 2, err[-3000:]
+    assert "chunks are saved" in lines[-1] and "--resume" in lines[-1]
+    assert list(out.glob("data/cell=*/chunk-*.tally.json"))

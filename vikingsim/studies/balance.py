@@ -49,6 +49,15 @@ _TARGET = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\[\s*(\*|\d+)\s*\])?\s*=\s*(.+?)\
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+#: Longest ``--target`` text and deepest expression (operators nested in operands): far more
+#: than "(players - 1) / (2 * players)" needs, far less than Python's parser and this module's
+#: recursive evaluation survive (thousands of terms overflow the stack).
+MAX_TARGET_CHARS = 200
+MAX_TARGET_DEPTH = 20
+#: Summary keys that describe the run, not the games (never a target: balancing elapsed_s
+#: would tune the machine's speed), and counts of games, which grow with n (use the p_* rate).
+RUN_KEYS = frozenset({"game", "n", "seed", "players", "policies", "options", "elapsed_s",
+                      "games_per_s", "compile_s"})
 
 
 @dataclass(frozen=True)
@@ -70,34 +79,51 @@ class Target:
         return self.metric == "win_rate" or self.metric.startswith("p_")
 
 
+def _short(text: str) -> str:
+    """``repr`` of a user's text, cut short (an error stays one readable line)."""
+    r = repr(text)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
 def eval_expr(text: str, players: int) -> float:
-    """Value of an arithmetic expression of numbers and ``players`` (+ - * / and brackets)."""
+    """Value of an arithmetic expression of numbers and ``players`` (+ - * / and brackets;
+    at most ``MAX_TARGET_CHARS`` characters, nested at most ``MAX_TARGET_DEPTH`` deep)."""
+    shown = _short(text)
+    if len(text) > MAX_TARGET_CHARS:
+        raise InputError(f"target value {shown} is {len(text):,} characters long; at most "
+                         f"{MAX_TARGET_CHARS}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
-        raise InputError(f"target value {text!r} is not an expression of numbers and "
+        raise InputError(f"target value {shown} is not an expression of numbers and "
                          f"'players'") from None
+    except (RecursionError, MemoryError):                # the parser's own nesting limits
+        raise InputError(f"target value {shown} nests operators more than "
+                         f"{MAX_TARGET_DEPTH} deep") from None
 
-    def ev(node):
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
+    def ev(node, depth):
+        if depth > MAX_TARGET_DEPTH:
+            raise InputError(f"target value {shown} nests operators more than "
+                             f"{MAX_TARGET_DEPTH} deep")
         if isinstance(node, ast.Constant) and type(node.value) in (int, float):
             return float(node.value)
         if isinstance(node, ast.Name) and node.id == "players":
             return float(players)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+            return _OPS[type(node.op)](ev(node.left, depth + 1), ev(node.right, depth + 1))
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](ev(node.operand))
-        raise InputError(f"target value {text!r}: only numbers, 'players', + - * / and "
+            return _UNARY[type(node.op)](ev(node.operand, depth + 1))
+        raise InputError(f"target value {shown}: only numbers, 'players', + - * / and "
                          f"brackets are allowed")
 
     try:
-        value = ev(tree)
+        value = ev(tree.body, 0)
     except ZeroDivisionError:
-        raise InputError(f"target value {text!r} divides by zero") from None
+        raise InputError(f"target value {shown} divides by zero") from None
+    except OverflowError:                                # 1e308 * 10 is inf; 10**400 raises
+        raise InputError(f"target value {shown} is not finite") from None
     if not math.isfinite(value):
-        raise InputError(f"target value {text!r} is not finite")
+        raise InputError(f"target value {shown} is not finite")
     return value
 
 
@@ -107,16 +133,19 @@ def parse_targets(texts, players: int) -> list[Target]:
         raise InputError('give at least one --target, e.g. --target "win_rate[*]=1/players"')
     out = []
     for text in texts:
+        if isinstance(text, str) and len(text) > MAX_TARGET_CHARS:
+            raise InputError(f"--target {_short(text)} is {len(text):,} characters long; at "
+                             f"most {MAX_TARGET_CHARS}")
         m = _TARGET.match(text) if isinstance(text, str) else None
         if m is None:
-            raise InputError(f"--target {text!r}: expected METRIC=VALUE, METRIC[i]=VALUE or "
-                             f"METRIC[*]=VALUE (e.g. win_rate[*]=1/players)")
+            raise InputError(f"--target {_short(text)}: expected METRIC=VALUE, METRIC[i]=VALUE "
+                             f"or METRIC[*]=VALUE (e.g. win_rate[*]=1/players)")
         metric, idx, expr = m.groups()
         value = eval_expr(expr, players)
         seats = (range(players) if idx == "*" else [None] if idx is None else [int(idx)])
         for s in seats:
             if s is not None and s >= players:
-                raise InputError(f"--target {text!r}: seat {s} does not exist with {players} "
+                raise InputError(f"--target {_short(text)}: seat {s} does not exist with {players} "
                                  f"players (seats 0..{players - 1})")
             out.append(Target(metric, s, value, text))
     keys = [t.key for t in out]
@@ -126,20 +155,33 @@ def parse_targets(texts, players: int) -> list[Target]:
     return out
 
 
+def game_metrics(summary: dict) -> list[str]:
+    """The summary's game metrics that can be targets: rates and means, one number or one
+    per seat; not ``RUN_KEYS``, intervals or counts of games (integers)."""
+    return sorted(k for k, v in summary.items() if k not in RUN_KEYS
+                  and not k.endswith(("_ci", "_se"))
+                  and (isinstance(v, float) or isinstance(v, list) and v
+                       and isinstance(v[0], (int, float)) and not isinstance(v[0], bool)))
+
+
 def check_targets(targets: list[Target], summary: dict) -> None:
-    """Each target names a number (or a seat of a per-seat list) of the game's summary."""
-    numbers = sorted(k for k, v in summary.items() if not k.endswith(("_ci", "_se"))
-                     and (isinstance(v, (int, float)) and not isinstance(v, bool)
-                          or isinstance(v, list) and v and isinstance(v[0], (int, float))))
+    """Each target names a game metric of the summary (:func:`game_metrics`), a seat of a
+    per-seat one with ``[i]``."""
+    numbers = game_metrics(summary)
     for t in targets:
         v = summary.get(t.metric)
         if t.metric not in numbers:
-            raise InputError(f"--target {t.text!r}: unknown metric {t.metric!r}; the summary "
-                             f"has {', '.join(numbers)}")
+            what = (f"{t.metric!r} describes the run, not the games" if t.metric in RUN_KEYS
+                    else f"{t.metric!r} counts games (it grows with n)" if t.metric in summary
+                    else f"unknown metric {t.metric!r}")
+            raise InputError(f"--target {_short(t.text)}: {what}; the game metrics are "
+                             f"{', '.join(numbers)}")
         if isinstance(v, list) and t.index is None:
-            raise InputError(f"--target {t.text!r}: {t.metric} is per seat: give [i] or [*]")
+            raise InputError(f"--target {_short(t.text)}: {t.metric} is per seat: give [i] or "
+                             "[*]")
         if not isinstance(v, list) and t.index is not None:
-            raise InputError(f"--target {t.text!r}: {t.metric} is one number, not per seat")
+            raise InputError(f"--target {_short(t.text)}: {t.metric} is one number, not per "
+                             "seat")
 
 
 def metric_values(targets: list[Target], summary: dict) -> np.ndarray:

@@ -6,8 +6,11 @@ from vikingsim.core import config
 
 HELP = "search options for the setting closest to targets (Optuna + successive halving)"
 EXAMPLES = """targets: METRIC=EXPR, METRIC[i]=EXPR or METRIC[*]=EXPR (every seat), EXPR of
-numbers and 'players' (+ - * / and brackets), e.g. win_rate[*]=1/players. --budget caps
-the games the search plays; the best setting is then checked on --holdout fresh games.
+numbers and 'players' (+ - * / and brackets; at most 200 characters, operators nested at
+most 20 deep), e.g. win_rate[*]=1/players. METRIC is a game metric of the summary (a rate
+or mean: win_rate, p_truncated, mean_rounds, ...; not elapsed_s, n or a count of games).
+--budget caps the games the search plays; the best setting is then checked on --holdout
+fresh games.
 
 examples:
   vikingsim balance raidboard --players 4 --target "win_rate[*]=1/players" \\

@@ -147,7 +147,12 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     root = Path(out) if out is not None else Path("results") / study.name
     _check_out(root, manifest, resume)
     t_start = time.perf_counter()
-    pool = make_backend(backend, workers, scheduler)    # reached before anything is written
+    try:
+        pool = make_backend(backend, workers, scheduler)  # reached before anything is written
+    except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while the backend starts
+        print(f"vikingsim: study stopped while its backend started; nothing was written to "
+              f"{root}", file=sys.stderr)
+        raise
     start_s = time.perf_counter() - t_start
     try:
         _prepare(root, manifest)

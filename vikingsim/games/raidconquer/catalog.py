@@ -1,6 +1,6 @@
 """The Raid & Conquer card catalog as data (raidconquer §12): load ``cards.toml`` (or a
-designer's copy, option ``catalog``), validate it (one ``InputError`` line naming the card),
-and compile it to the arrays the kernel reads.
+designer's copy, option ``catalog``), validate it (one ``InputError`` line naming the card:
+every field's type and its range in ``RANGES``), and compile it to the arrays the kernel reads.
 
 Card ids are the positions of the card designs in the file (one id per design; copies are
 counted, not numbered). Ability keywords (§11) compile to codes: ``Ability`` for the
@@ -8,6 +8,7 @@ OR-alternatives of ``choose_one`` (§3.4), ``Persist`` bits for the persistent a
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from enum import IntEnum
@@ -79,7 +80,20 @@ SINGLE_DESIGN = (Pile.WARRIORS, Pile.HACKSILVER, Pile.LONGBOAT, Pile.COIN)
 STAT_FIELDS = ("cost", "power", "influence", "defense", "silver", "legend", "level")
 KNOWN_FIELDS = {"name", "pile", "copies", "abilities", "choose_one", "assumption",
                 *STAT_FIELDS}
+ABILITY_WORDS = (*PERSIST_WORDS, "betray", "attack_character:N")
 N_LEVELS = 5
+#: Largest statistic and ability amount (two digits, as printed on a card). With at most
+#: ``sum(COMPONENTS)`` = 220 cards and 1000 rounds, a whole game's sums stay far inside the
+#: kernel's outputs: Legend <= 220 * 99 = 21,780 < 2**15 (int16); Silver seen per round
+#: <= 220 * (99 + 99) and per game <= 1000 times that = 43.6 million < 2**31 (int32).
+MAX_STAT = 99
+MAX_AMOUNT = MAX_STAT
+AMOUNT = re.compile(r"[0-9]{1,3}")          # ASCII digits only ("²".isdigit() is True)
+#: [lo, hi] of every numeric field; ``RAID_RANGES`` replaces them on Raid cards. Copies: the
+#: largest §2 pile (60 Viking/Event cards); level: Raid cards only (§4.3).
+RANGES = {"copies": (1, 60), "level": (0, 0),
+          **{k: (0, MAX_STAT) for k in STAT_FIELDS if k != "level"}}
+RAID_RANGES = {"level": (1, N_LEVELS), "defense": (1, MAX_STAT)}
 
 
 @dataclass(frozen=True)
@@ -135,93 +149,145 @@ def load(path: str | Path | None = None) -> Catalog:
         raise InputError(f"catalog {str(p)!r}: must be a .toml file ('' = the bundled cards)")
     try:
         data = tomllib.loads(p.read_text())
-    except OSError as e:
-        raise InputError(f"catalog {str(p)!r}: cannot read ({e.strerror or e})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:   # both are ValueErrors
         raise InputError(f"catalog {str(p)!r} is not valid TOML: {e}") from None
+    except RecursionError:
+        raise InputError(f"catalog {str(p)!r}: arrays or tables nested too deeply") from None
+    except (OSError, ValueError) as e:                            # ValueError: a NUL byte
+        raise InputError(f"catalog {str(p)!r}: cannot read ({e.strerror or e})"
+                         if isinstance(e, OSError) else f"catalog path {str(p)!r}: {e}") from None
     cards = data.get("card")
     if not isinstance(cards, list) or not cards:
         raise InputError(f"catalog {str(p)!r}: needs [[card]] tables")
     return _compile([_card(c, i) for i, c in enumerate(cards)], str(p))
 
 
-def _int(card: dict, key: str, who: str, default: int = 0) -> int:
+def _show(v) -> str:
+    """``repr`` of a bad value, cut short (an error stays one readable line)."""
+    r = repr(v)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+def _int(card: dict, key: str, who: str, lo: int, hi: int, default: int = 0) -> int:
     v = card.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError(f"catalog card {who}: {key} must be an integer, got {v!r}")
+        raise InputError(f"catalog card {who}: {key} must be an integer, got {_show(v)}")
     if v < 0:
-        raise InputError(f"catalog card {who}: negative {key} ({v})")
+        raise InputError(f"catalog card {who}: negative {key} ({_show(v)})")
+    if not lo <= v <= hi:
+        raise InputError(f"catalog card {who}: {key} = {_show(v)} must be in [{lo}, {hi}]")
     return v
 
 
-def _keyword(word, who: str, table: dict, what: str):
-    if not isinstance(word, str):
-        raise InputError(f"catalog card {who}: {what} {word!r} is not a string")
-    key, _, amount = word.partition(":")
-    if key not in table:
-        raise InputError(f"catalog card {who}: unknown {what} keyword {word!r}; allowed: "
-                         f"{', '.join(table)}")
-    if amount and not amount.isdigit():
-        raise InputError(f"catalog card {who}: {what} {word!r}: amount must be a whole number")
-    return table[key], int(amount) if amount else None
+def _words(card: dict, key: str, who: str) -> list:
+    """The list of keyword strings of ``abilities`` or ``choose_one`` ([] when absent)."""
+    v = card.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(w, str) for w in v):
+        raise InputError(f"catalog card {who}: {key} must be a list of strings, got {_show(v)}")
+    return v
+
+
+def _amount(word: str, who: str, lo: int, what: str) -> int:
+    """The N of ``keyword:N``, a whole number in [lo, MAX_AMOUNT]."""
+    n = word.partition(":")[2]
+    if not AMOUNT.fullmatch(n) or not lo <= int(n) <= MAX_AMOUNT:
+        raise InputError(f"catalog card {who}: {what} {_show(word)}: amount must be a whole "
+                         f"number in [{lo}, {MAX_AMOUNT}]")
+    return int(n)
+
+
+def _abilities(row: dict, words: list, who: str) -> None:
+    """§11.1-§11.3: persistent bits, ``betray`` and ``attack_character:N`` into ``row``."""
+    for word in words:
+        key, sep, _ = word.partition(":")
+        if key == "attack_character" and sep:
+            row["attack_char"] = _amount(word, who, 0, "ability")
+        elif key in PERSIST_WORDS or key == "betray":
+            if sep:
+                raise InputError(f"catalog card {who}: ability {_show(word)} takes no amount")
+            if key == "betray":
+                row["betray"] = 1
+            else:
+                row["persist"] |= int(PERSIST_WORDS[key])
+        else:
+            raise InputError(f"catalog card {who}: unknown ability keyword {_show(word)}; "
+                             f"allowed: {', '.join(ABILITY_WORDS)}")
+
+
+def _alternatives(row: dict, words: list, who: str) -> None:
+    """§3.4: the OR-alternatives of ``choose_one`` into ``row['alt']``, ``row['alt_n']``."""
+    if len(words) > MAX_ALTS:
+        raise InputError(f"catalog card {who}: at most {MAX_ALTS} choose_one alternatives")
+    for word in words:
+        key, sep, _ = word.partition(":")
+        if key not in ALT_WORDS:
+            raise InputError(f"catalog card {who}: unknown choose_one keyword {_show(word)}; "
+                             f"allowed: {', '.join(ALT_WORDS)}")
+        code = ALT_WORDS[key]
+        if bool(sep) != (code in ALT_WITH_AMOUNT):
+            need = "takes no amount" if sep else "needs an amount (e.g. draw:1)"
+            raise InputError(f"catalog card {who}: choose_one {_show(word)} {need}")
+        row["alt"].append(int(code))
+        row["alt_n"].append(_amount(word, who, 1, "choose_one") if sep else 1)
+
+
+def _assumed(c: dict, who: str) -> tuple:
+    a = c.get("assumption", False)
+    if not (isinstance(a, bool) or (isinstance(a, list)
+                                    and all(isinstance(x, str) and x in KNOWN_FIELDS
+                                            for x in a))):
+        raise InputError(f"catalog card {who}: assumption must be true/false or a list of "
+                         "field names")
+    return ("all",) if a is True else tuple(a or ())
 
 
 def _card(c: dict, i: int) -> dict:
-    """One validated card row (names the card in every error)."""
+    """One validated card row (names the card in every error; ranges: ``RANGES``)."""
     if not isinstance(c, dict):
         raise InputError(f"catalog card #{i + 1}: not a table")
-    who = repr(c.get("name", f"#{i + 1}"))
-    if not isinstance(c.get("name"), str) or not c["name"].strip():
-        raise InputError(f"catalog card {who}: needs a name")
+    name = c.get("name")
+    who = _show(name) if isinstance(name, str) else f"#{i + 1}"
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"catalog card {who}: needs a name (a non-empty string)")
     unknown = sorted(set(c) - KNOWN_FIELDS)
     if unknown:
-        raise InputError(f"catalog card {who}: unknown field {unknown[0]!r}")
-    if c.get("pile") not in PILE_NAMES:
-        raise InputError(f"catalog card {who}: pile {c.get('pile')!r} must be one of "
+        raise InputError(f"catalog card {who}: unknown field {_show(unknown[0])}")
+    pile = c.get("pile")
+    if not isinstance(pile, str) or pile not in PILE_NAMES:
+        raise InputError(f"catalog card {who}: pile {_show(pile)} must be one of "
                          f"{', '.join(PILE_NAMES)}")
-    row = {"name": c["name"], "pile": PILE_NAMES[c["pile"]],
-           "copies": _int(c, "copies", who, 1), "attack_char": -1, "persist": 0, "betray": 0,
-           "alt": [], "alt_n": []}
+    row = {"name": name, "pile": PILE_NAMES[pile], "attack_char": -1, "persist": 0,
+           "betray": 0, "alt": [], "alt_n": []}
+    row["copies"] = _int(c, "copies", who, *RANGES["copies"], default=1)
+    raid = row["pile"] == Pile.RAID
+    if not raid and c.get("level", 0) != 0:
+        raise InputError(f"catalog card {who}: level is for Raid cards only (§4.3)")
     for key in STAT_FIELDS:
-        row[key] = _int(c, key, who)
-    for word in c.get("abilities", []):
-        if word == "betray":
-            row["betray"] = 1
-        elif isinstance(word, str) and word.startswith("attack_character:"):
-            n = word.partition(":")[2]
-            if not n.isdigit():
-                raise InputError(f"catalog card {who}: {word!r}: amount must be a whole number")
-            row["attack_char"] = int(n)
+        if raid and key in RAID_RANGES:
+            row[key] = _raid_stat(c, key, who, *RAID_RANGES[key])
         else:
-            bit, _ = _keyword(word, who, PERSIST_WORDS, "ability")
-            row["persist"] |= int(bit)
-    alts = c.get("choose_one", [])
-    if len(alts) > MAX_ALTS:
-        raise InputError(f"catalog card {who}: at most {MAX_ALTS} choose_one alternatives")
-    for word in alts:
-        code, n = _keyword(word, who, ALT_WORDS, "choose_one")
-        if (n is None) == (code in ALT_WITH_AMOUNT):
-            need = "needs an amount (e.g. draw:1)" if n is None else "takes no amount"
-            raise InputError(f"catalog card {who}: choose_one {word!r} {need}")
-        row["alt"].append(int(code))
-        row["alt_n"].append(1 if n is None else n)
-    if row["pile"] == Pile.RAID and not 1 <= row["level"] <= N_LEVELS:
-        raise InputError(f"catalog card {who}: a Raid card needs level 1-{N_LEVELS}")
-    if row["pile"] == Pile.RAID and row["defense"] < 1:
-        raise InputError(f"catalog card {who}: a Raid card needs defense >= 1")
-    a = c.get("assumption", False)
-    if not (isinstance(a, bool) or (isinstance(a, list) and all(x in KNOWN_FIELDS for x in a))):
-        raise InputError(f"catalog card {who}: assumption must be true/false or a list of "
-                         "field names")
-    row["assumed"] = ("all",) if a is True else tuple(a or ())
+            row[key] = _int(c, key, who, *RANGES[key])
+    _abilities(row, _words(c, "abilities", who), who)
+    _alternatives(row, _words(c, "choose_one", who), who)
+    row["assumed"] = _assumed(c, who)
     return row
+
+
+def _raid_stat(c: dict, key: str, who: str, lo: int, hi: int) -> int:
+    """A Raid card's level or defense (§4.3, §8.1): an integer in [lo, hi]."""
+    v = c.get(key, 0)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise InputError(f"catalog card {who}: a Raid card needs {key} {lo}-{hi}, got {_show(v)}")
+    return v
 
 
 def _compile(rows: list[dict], source: str) -> Catalog:
     names = [r["name"] for r in rows]
-    for r in rows:
-        if names.count(r["name"]) > 1:
-            raise InputError(f"catalog card {r['name']!r}: name given twice")
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise InputError(f"catalog card {_show(name)}: name given twice")
+        seen.add(name)
     totals = {k: 0 for k in COMPONENTS}
     for r in rows:
         key = "viking+event" if r["pile"] in (Pile.VIKING, Pile.EVENT) else r["pile"].name.lower()
@@ -231,12 +297,12 @@ def _compile(rows: list[dict], source: str) -> Catalog:
             last = [r["name"] for r in rows if key.find(r["pile"].name.lower()) >= 0][-1:] \
                 or ["(none)"]
             raise InputError(f"catalog: {totals[key]} {key} cards, the seed has {want} "
-                             f"(§2; last {key} card: {last[0]!r})")
+                             f"(§2; last {key} card: {_show(last[0])})")
     for pile in SINGLE_DESIGN:
         designs = [r["name"] for r in rows if r["pile"] == pile]
         if len(designs) != 1:
-            raise InputError(f"catalog card {designs[-1]!r}: the {pile.name.lower()} pile must "
-                             "be one design")
+            raise InputError(f"catalog card {_show((designs or ['(none)'])[-1])}: the "
+                             f"{pile.name.lower()} pile must be one design")
     k = len(rows)
     alt = np.zeros((k, MAX_ALTS), np.int64)
     alt_n = np.zeros((k, MAX_ALTS), np.int64)
