@@ -372,12 +372,13 @@ for ax, col in zip(axes, ("slays", "valkyries")):
     ax.errorbar(d.index, 100 * d.win_rate, yerr=[100 * (d.win_rate - d.lo),
                                                 100 * (d.hi - d.win_rate)], fmt="o-", capsize=3)
     for k, r in d.iterrows():
-        ax.annotate(f"{100 * r.share_of_players:.0f}% of players", (k, 100 * r.win_rate),
+        ax.annotate(f"{100 * r.share_of_players:.2g}% of players", (k, 100 * r.win_rate),
                     textcoords="offset points", xytext=(4, -12), fontsize=8)
     ax.axhline(100 / PLAYERS, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(f"{col} (per player, whole game)")
     ax.set_ylabel("win rate (%)")
     ax.set_xticks(d.index)
+    ax.set_xlim(d.index.min() - 0.3, d.index.max() + 0.8)
 fig.suptitle("All-greedy_vp games, default parameters (95% CI)")
 plt.tight_layout()
 
@@ -489,13 +490,13 @@ survive.T
 
 # %%
 fig, ax = plt.subplots(figsize=(11, 4.2))
-ax.imshow(survive.T.to_numpy(dtype=float), cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+ax.imshow(survive.T.to_numpy(dtype=float), cmap="RdYlGn", vmin=-0.6, vmax=1.6, aspect="auto")
 ax.set_xticks(range(len(NAMES)), NAMES, rotation=40, ha="right")
 ax.set_yticks(range(survive.shape[1]), survive.columns)
 for i, col in enumerate(survive.columns):
     for j, n in enumerate(NAMES):
         ax.text(j, i, "yes" if survive.loc[n, col] else "no", ha="center", va="center",
-                fontsize=7)
+                fontsize=8)
 ax.set_title("Does the statement hold under each assumption set? (95% intervals)")
 plt.tight_layout()
 

@@ -3,10 +3,11 @@
 Why the notebook's n is enough: every Level B figure is re-computed with the notebook's own
 seed and n (``SEED``, ``N`` below), and the engine gives the same games for the same seed, so
 the figures must come out *equal* to the quoted ones up to their printed rounding; a
-difference means the quote is stale or the model changed (then re-run the notebook and
-re-quote). The quoted intervals are the ones of that n (win rates ±0.3 to ±0.6 pp, paired gains
-±0.3 to ±0.5 pp), wide enough to be honest and narrow enough to separate the effects the
-conclusion names. The checks against *independent* expectations do not depend on the quotes:
+difference means the quote is stale or the model changed (then re-run the notebook). The
+quotes are read from the committed .ipynb as a reader sees it: its markdown cells and the
+answer that its last code cell renders from the tables. The quoted intervals are the ones of
+that n (win rates ±0.3 to ±0.6 pp, paired gains ±0.3 to ±0.5 pp), wide enough to be honest
+and narrow enough to separate the effects the conclusion names. The checks against *independent* expectations do not depend on the quotes:
 Level A's Monte Carlo lies within 4 standard errors of its exact enumeration (at 1,000,000
 samples one SE is 0.0008-0.004 VP, so a mistake of 0.02 VP fails); the pool mean and the Favor
 expectation come from hand formulas of tev-ragnarok §4.2; the flat Giant pool can never change
