@@ -21,43 +21,21 @@
 # (3) how far does the Giant Fury drain (SEED §3.4) reorder the gods? (4) how much luck do the
 # hidden Giant values add?
 #
-# **Answer** (full run: 4 players, n = 20,000 games per configuration, seed 11; 95% intervals).
-#
-# 1. **A slay is worth a card, but not more than an Island Rune.** Level A (exact): a slay
-#    yields 3.08 VP (the Giant's 3.00 plus a 0.08 Fury shift), an Island Rune 4.37, a Favor card
-#    1.86; the slay loses to the Island Rune under all seven parameter sets (by 0.29 VP at mean
-#    4 to 2.29 at mean 2) *before* its 2-3 Settlers are paid for, and beats a Favor card under
-#    all seven. Level B: **never slaying costs 1.42 pp** of win rate (`no_giants` 23.6%
-#    [23.3, 23.9] against three `greedy_vp`, paired gain −1.42 [−1.84, −1.00]), while **slaying
-#    whenever legal gains nothing** (`giant_hunter` 24.8% [24.5, 25.1], −0.21 [−0.63, +0.22]),
-#    though it scores +0.35 VP [0.29, 0.40] more. Only at Giant mean 4 does the hunter win more
-#    (+1.11 [+0.69, +1.54]); at mean 2 it loses 2.02 [1.60, 2.44] and never slaying is no loss
-#    (+0.22 [−0.21, +0.64]).
-# 2. **No snowball through battles.** The first slayer wins 28.3% [27.7, 29.0] against its
-#    seat's 24.8% (+3.5 pp [2.8, 4.1]; positive under all seven sets, +0.8 to +7.4) but wins
-#    *no more battles* than the others (−0.02 [−0.04, −0.00]): its edge is the Giant's points,
-#    not Einherjar Strength (mean Einherjar Strength in Era-3 battles 0.5). The first loser
-#    (first Valkyrie) wins slightly *less* (−0.8 pp [−1.4, −0.2], and −0.2 to −1.3 under every
-#    set) and wins fewer battles (−0.14).
-# 3. **The Giant drain reorders the gods in about a third of games:** the final ranks with
-#    and without the drain differ in 31.8% [31.1, 32.4] of games (28.7% to 41.3% over the seven
-#    sets); it lifts the two-region god C to first place alone in 9.2% of games against 5.8%
-#    with the drain off.
-# 4. **The hidden Giant values change the winner in 4.3% [4.0, 4.6] of games** (against
-#    scoring every Giant at the pool mean): 7.2% [6.8, 7.6] with the wide pool, 3.4% to 5.2%
-#    under the other sets, and never with the flat pool (0 of 20,000, as it must be).
-#
-# Which survive every assumption: Level A's order Island > slay > Favor, the value of
-# slaying *sometimes* over never (all but Giant mean 2), the first slayer's edge without a
-# battle snowball, the first loser's lack of one, and the drain's reordering all hold under
-# the seven sets; whether slaying *always* pays, and how much luck the Giants add, depend on
-# the invented Giant values (section 5).
+# **The answer** is the last cell (section 6), rendered from the tables of sections 1-5, each
+# answer next to what it rests on. Nothing in this text quotes a figure by hand.
 #
 # **Every number here rests on invented values** (§4.3, §4.4: the Giant values, the Island
-# table beyond rank 1 = 6, the Favor table, the card list, the board): the model is the stated
-# abstraction of §4.7, game `tevragnarok`, DEFAULT readings. So every answer is shown under the
-# seven parameter sets of §4.4 (the default file and the six shipped `params_*.toml`
-# sensitivity runs), and the conclusion says which answers survive all of them.
+# table beyond rank 1 = 6, the Favor table, the generated base cards, the board and start
+# regions, the hand size by Era) and on invented policy weights (§4.5): the model is the stated
+# abstraction of §4.7, game `tevragnarok`, DEFAULT readings (printed by the first code cell:
+# among them the Era opener by most Island Runes, no Giant drain after Era 3, an Attack after a
+# Sail deploys, hands of 4/5/6 cards in Eras 1/2/3; issue 18). So every answer is shown under
+# every shipped sensitivity preset (`tevragnarok.PRESETS`: one invented group varied at a time,
+# the rest at default) and the two policy-weight presets (`WEIGHT_PRESETS`: every `greedy_vp`
+# weight halved or doubled, for every player), and the conclusion says which answers survive
+# *those* variations. Turns per Era are the hand size, so the `draft_*` presets vary both.
+# Not varied: several groups at once, the Fury and Strength formulas (SEED), the readings of
+# §6 other than the drain.
 #
 # Method: Level A (§4.2) from the game's `odds` (exact enumeration) beside its Monte Carlo
 # (`tevragnarok.economics.monte_carlo`); Level B (§4.3) by `vikingsim.core.runner.simulate`,
@@ -71,29 +49,60 @@
 # %matplotlib inline
 import os
 import time
+from dataclasses import fields
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 
 from vikingsim import games
 from vikingsim.core.runner import simulate
-from vikingsim.core.stats import Z95, paired_diff, wilson
+from vikingsim.core.stats import paired_diff, wilson
 from vikingsim.games import tevragnarok
+from vikingsim.games.tevragnarok.policies import WEIGHT_PRESETS, GreedyVP, compile_policies
 
 SMALL = os.environ.get("VIKINGSIM_NB_SMALL") == "1"
 SEED = 11                                   # issue 11
 N = 300 if SMALL else 20_000                # games per configuration (4 players)
 N_LEVEL_A = 20_000 if SMALL else 1_000_000  # Level A Monte Carlo samples
 PLAYERS = 4
-PRESETS = ["default", "giants_flat", "giants_wide", "giants_mean2", "giants_mean4",
-           "island_630", "island_654"]
+PRESETS = list(tevragnarok.PRESETS)         # every shipped parameter preset, default first
+WEIGHTS = {"default": 1.0, "half": 0.5, "double": 2.0}
 GAME = games.get("tevragnarok")
 pd.set_option("display.precision", 3)
 pd.set_option("display.width", 160)
 t0 = time.perf_counter()
 print({o.name: o.default for o in GAME.options}, "| policies:", list(GAME.policies))
 print("small run" if SMALL else "full run", f"N = {N:,} games per configuration")
+print("parameter presets:", PRESETS)
+
+
+def label(policy, weights="default"):
+    """A policy label: ``greedy_vp`` under a weight set is the shipped ``WEIGHT_PRESETS``
+    label; ``giant_hunter`` / ``no_giants`` get the same scaling of the weights they share."""
+    if weights == "default":
+        return policy
+    if policy == "greedy_vp":
+        return WEIGHT_PRESETS[weights]
+    k = WEIGHTS[weights]
+    d = {f.name: f.default for f in fields(GreedyVP)}
+    names = ["face_up_value", "resource_value", "valkyrie_value"]
+    return f"{policy}({', '.join(f'{n}={k * d[n]:g}' for n in names)})"
+
+
+for w in ("half", "double"):     # the shipped presets scale every greedy_vp weight by k
+    kw = ", ".join(f"{f.name}={WEIGHTS[w] * f.default:g}" for f in fields(GreedyVP) if f.default)
+    scaled = f"greedy_vp({kw})"
+    a, b = compile_policies([scaled, WEIGHT_PRESETS[w]])[1]
+    assert np.array_equal(a, b), (scaled, WEIGHT_PRESETS[w])
+print("weight presets:", {w: label("greedy_vp", w) for w in ("half", "double")})
+
+#: every assumption set: a parameter preset with default weights, or default parameters with
+#: the half / double weights for every player
+SETS = [(p, "default") for p in PRESETS] + [("default", "half"), ("default", "double")]
+NAMES = [p if w == "default" else f"weights_{w}" for p, w in SETS]
+SET_OF = dict(zip(NAMES, SETS))
 
 _RUNS = {}
 
@@ -107,13 +116,16 @@ def run(policies, params, **opts):
     return _RUNS[key]
 
 
-def greedy(params, **opts):
-    return run(["greedy_vp"] * PLAYERS, params, **opts)
+def greedy(name, **opts):
+    """The all-``greedy_vp`` game of assumption set ``name``."""
+    p, w = SET_OF[name]
+    return run([label("greedy_vp", w)] * PLAYERS, p, **opts)
 
 
-def one_seat(policy, seat):
+def one_seat(policy, seat, weights="default"):
     """``policy`` in ``seat``, ``greedy_vp`` in the other seats."""
-    return ["greedy_vp"] * seat + [policy] + ["greedy_vp"] * (PLAYERS - 1 - seat)
+    g = label("greedy_vp", weights)
+    return [g] * seat + [label(policy, weights)] + [g] * (PLAYERS - 1 - seat)
 
 
 def ci(lo, hi, scale=100, digits=1):
@@ -121,21 +133,26 @@ def ci(lo, hi, scale=100, digits=1):
 
 
 # %% [markdown]
-# ## 0. The sensitivity runs (§4.4)
+# ## 0. The sensitivity runs (§4.4, §4.5)
 #
-# Each preset overrides only the keys it names; the rest is the default file. Giant pools: the
-# default (mean 3), the same mean with no spread (`giants_flat`) or a wide one (`giants_wide`),
-# means 2 and 4 (the default shape shifted); Island tables 6/3/0 and 6/5/4.
+# Each parameter preset overrides only the keys it names (its file's first line says what);
+# the rest is the default file. The two weight sets keep the default file and scale the policy
+# weights.
 
 # %%
 rows = []
-for name in PRESETS:
-    p = tevragnarok.load_params(name)
+for name in NAMES:
+    p = tevragnarok.load_params(SET_OF[name][0])
     v = np.array(p.giants_values)
-    rows.append({"params": name, "giant_values": " ".join(map(str, v)), "giant_mean": v.mean(),
-                 "giant_sd": v.std(), "island_table": "/".join(map(str, p.scoring_island)),
-                 "favor_table": "/".join(map(str, p.scoring_favor))})
-pd.DataFrame(rows).set_index("params")
+    rows.append({"set": name, "giant_values": " ".join(map(str, v)), "giant_mean": v.mean(),
+                 "island": "/".join(map(str, p.scoring_island)),
+                 "favor": "/".join(map(str, p.scoring_favor)), "regions": p.board_n_regions,
+                 "docks": len(p.board_docks), "start": " ".join(map(str, p.start_regions)),
+                 "cards_seed": p.cards_generator_seed,
+                 "strength": f"{p.cards_strength_lo}-{p.cards_strength_hi}",
+                 "hand_by_era": "/".join(map(str, np.broadcast_to(p.economy_draft_size, 3))),
+                 "greedy_vp": label("greedy_vp", SET_OF[name][1])})
+pd.DataFrame(rows).set_index("set")
 
 # %% [markdown]
 # ## 1. Is Slay a Giant worth a card and 2-3 Settlers?
@@ -147,26 +164,41 @@ pd.DataFrame(rows).set_index("params")
 # by exchangeability) plus the shift that its +1 Fury causes in the player's Rune points; an
 # Island Rune its rank-weighted value after its own +1 Fury; a Favor card its Rune's value.
 # `exact` is the game's `odds` (enumeration); `mc` its Monte Carlo at `N_LEVEL_A` samples with
-# the standard error; `z` = (mc − exact) / se. `settler_breakeven` = (slay − best other action)
-# / 3: the VP a sacrificed Settler would have to be worth for a slay to be no better than the
-# best alternative (/ 2 with an Einherjar card).
+# the standard error; `z` = (mc − exact) / se (the Monte Carlo is run once per distinct Level A
+# input: only the Giant, Island and Favor tables enter it).
+#
+# Since the slay's value is the pool mean plus a Fury shift that does not depend on the pool,
+# the **break-even Giant mean** (the pool mean at which a slay is worth as much as the other
+# action) is `island − fury_shift` (and `favor − fury_shift`). The Giant-mean presets, the
+# default shape shifted by ±1, check that linearity.
 
 # %%
-rows = []
+LEVEL_A_KEYS = ("giants_values", "scoring_island", "scoring_favor", "level_a_fury_max")
+rows, mcs = [], {}
 for name in PRESETS:
-    exact = GAME.odds({"params": name})
-    mc = tevragnarok.economics.monte_carlo(tevragnarok.load_params(name), N_LEVEL_A, SEED)
+    p = tevragnarok.load_params(name)
+    key = tuple(tuple(np.ravel(getattr(p, k))) for k in LEVEL_A_KEYS)
+    if key not in mcs:
+        mcs[key] = tevragnarok.economics.monte_carlo(p, N_LEVEL_A, SEED)
+    exact, mc = GAME.odds({"params": name}), mcs[key]
     for action in ("slay", "island", "favor"):
-        key = f"ev_{action}"
-        rows.append({"params": name, "action": action, "exact": exact[key], "mc": mc[key],
-                     "se": mc[key + "_se"], "z": (mc[key] - exact[key]) / mc[key + "_se"]})
+        k = f"ev_{action}"
+        se = mc[k + "_se"]      # 0 for a constant table (favor_flat): then mc must be exact
+        z = (mc[k] - exact[k]) / se if se > 0 else 0.0 if np.isclose(mc[k], exact[k]) else np.inf
+        rows.append({"params": name, "action": action, "exact": exact[k], "mc": mc[k],
+                     "se": se, "z": z,
+                     "fury_shift": exact["ev_slay_fury_shift"]})
 level_a = pd.DataFrame(rows)
 print(f"largest |z| of Monte Carlo against exact: {level_a.z.abs().max():.2f} "
-      f"(of {len(level_a)} values)")
+      f"(of {len(level_a)} values, {len(mcs)} distinct inputs)")
 ev = level_a.pivot(index="params", columns="action", values="exact").loc[PRESETS]
-ev["slay_minus_island"] = ev.slay - ev.island
-ev["settler_breakeven"] = (ev.slay - ev[["island", "favor"]].max(axis=1)) / 3
-ev["settler_breakeven_einherjar"] = (ev.slay - ev[["island", "favor"]].max(axis=1)) / 2
+ev["giant_mean"] = [np.mean(tevragnarok.load_params(n).giants_values) for n in PRESETS]
+ev["fury_shift"] = ev.slay - ev.giant_mean
+ev["breakeven_mean_island"] = ev.island - ev.fury_shift
+ev["breakeven_mean_favor"] = ev.favor - ev.fury_shift
+# linearity: the pools shifted by +-1 move the slay's value by exactly +-1
+assert np.isclose(ev.slay["giants_mean4"] - ev.slay["default"], 1.0)
+assert np.isclose(ev.slay["default"] - ev.slay["giants_mean2"], 1.0)
 ev
 
 # %%
@@ -177,28 +209,43 @@ level_a.set_index(["params", "action"])[["exact", "mc", "se", "z"]]
 #
 # The policies of §4.5: `giant_hunter` slays whenever it can (its focus leans to Giant regions
 # and its draft to Valkyrie and Einherjar cards); `greedy_vp` slays when the one-step value
-# (next Giant's expected value + the Fury shift − 0.5 VP per sacrificed Settler) beats the
-# other uses of the card; `no_giants` never slays. Each policy sits in each of the 4 seats in
-# turn (N games each) against three `greedy_vp`, so seat effects cancel and the fair share is
-# 25%. `gain_pp` is the paired difference of its seat's win indicator against the all-`greedy_vp`
-# game with the same seed (same deal), in percentage points with its 95% interval;
-# `score_gain` the same for the final score. `greedy_vp` in that design *is* the all-greedy
-# game: its row is the check (exactly 25%, gain 0). The rotation is needed: seats are not equal
-# in this model (next cell: in the all-`greedy_vp` game seat 1, which opens Era 1, wins about
-# 30% under every set; seat 0 never opens an Era, §4.7), so a mirror's seat win rates say nothing about
-# fairness of the policies.
+# (next Giant's expected value + the Fury shift − its `settler_value` per sacrificed Settler)
+# beats the other uses of the card; `no_giants` never slays. Each policy sits in each of the 4
+# seats in turn (N games each) against three `greedy_vp`, so seat effects cancel and the fair
+# share is a quarter. `gain_pp` is the paired difference of its seat's win indicator against
+# the all-`greedy_vp` game with the same seed (same deal), in percentage points with its 95%
+# interval; `score_gain` the same for the final score. Under the weight sets every player,
+# the hunter and the non-slayer included, has its weights scaled.
+#
+# The rotation is needed because seats are not equal in this model. The next cells: who opens
+# each Era under the DEFAULT `era_opener=most_runes` (seat 0 is the first player, `first_seat`,
+# and opens Era 1; the player with the most Island Runes opens Eras 2 and 3), and the win
+# rate by seat in the all-`greedy_vp` game of every set.
 
 # %%
-pd.DataFrame({name: [f"{100 * w:.1f}% {ci(*c)}" for w, c in
-                     zip(greedy(name).summary["win_rate"], greedy(name).summary["win_rate_ci"])]
-              for name in PRESETS}, index=[f"seat {s}" for s in range(PLAYERS)]).T
+f0 = greedy("default").frame
+openers = pd.DataFrame({f"era {e}": np.bincount(f0[f"opener_era{e}"].astype(int),
+                                                minlength=PLAYERS) / len(f0)
+                        for e in (1, 2, 3)}, index=[f"seat {s}" for s in range(PLAYERS)])
+openers["eras_opened_per_game"] = openers.sum(axis=1)
+openers
 
 # %%
-def policy_row(policy, params, **opts):
-    base = greedy(params, **opts).frame
+seat_rates = pd.DataFrame({name: greedy(name).summary["win_rate"] for name in NAMES},
+                          index=[f"seat {s}" for s in range(PLAYERS)]).T
+seat_rates["best_seat"] = seat_rates.idxmax(axis=1)
+seat_rates["spread_pp"] = 100 * (seat_rates.iloc[:, :PLAYERS].max(axis=1)
+                                 - seat_rates.iloc[:, :PLAYERS].min(axis=1))
+seat_ci = {name: greedy(name).summary["win_rate_ci"] for name in NAMES}
+seat_rates
+
+# %%
+def policy_row(policy, name, **opts):
+    params, w = SET_OF[name]
+    base = greedy(name, **opts).frame
     wins, d_win, d_score, slays, gpts = 0, [[], []], [[], []], 0.0, 0.0
     for s in range(PLAYERS):
-        f = run(one_seat(policy, s), params, **opts).frame
+        f = run(one_seat(policy, s, w), params, **opts).frame
         won = (f.winner.to_numpy() == s)
         wins += int(won.sum())
         d_win[0].append(won)
@@ -210,28 +257,30 @@ def policy_row(policy, params, **opts):
     lo, hi = wilson(wins, PLAYERS * N)
     dw = paired_diff(np.concatenate(d_win[0]), np.concatenate(d_win[1]))
     ds = paired_diff(np.concatenate(d_score[0]), np.concatenate(d_score[1]))
-    return {"params": params, "policy": policy, "win_rate": wins / (PLAYERS * N), "lo": lo,
+    return {"set": name, "policy": policy, "win_rate": wins / (PLAYERS * N), "lo": lo,
             "hi": hi, "gain_pp": 100 * dw["diff"], "gain_lo": 100 * dw["ci"][0],
             "gain_hi": 100 * dw["ci"][1], "score_gain": ds["diff"], "score_gain_lo": ds["ci"][0],
             "score_gain_hi": ds["ci"][1], "slays": slays, "giant_points": gpts}
 
 
-POLICIES = ["giant_hunter", "greedy_vp", "no_giants"]
-level_b = pd.DataFrame([policy_row(pol, name) for name in PRESETS for pol in POLICIES])
-level_b.set_index(["params", "policy"])
+POLICIES = ["giant_hunter", "no_giants"]
+level_b = pd.DataFrame([policy_row(pol, name) for name in NAMES for pol in POLICIES])
+greedy_slays = pd.Series({n: float(np.mean(greedy(n).summary["mean_slays"])) for n in NAMES})
+level_b.set_index(["set", "policy"])
 
 # %%
-fig, ax = plt.subplots(figsize=(9, 3.6))
+fig, ax = plt.subplots(figsize=(11, 4))
 width = 0.38
-x = np.arange(len(PRESETS))
-for j, pol in enumerate(["giant_hunter", "no_giants"]):
-    d = level_b[level_b.policy == pol].set_index("params").loc[PRESETS]
+x = np.arange(len(NAMES))
+for j, pol in enumerate(POLICIES):
+    d = level_b[level_b.policy == pol].set_index("set").loc[NAMES]
     ax.bar(x + (j - 0.5) * width, d.gain_pp, width, label=pol,
-           yerr=[d.gain_pp - d.gain_lo, d.gain_hi - d.gain_pp], capsize=3)
+           yerr=[d.gain_pp - d.gain_lo, d.gain_hi - d.gain_pp], capsize=2)
 ax.axhline(0, color="k", lw=0.8)
-ax.set_xticks(x, PRESETS, rotation=20)
+ax.set_xticks(x, NAMES, rotation=40, ha="right")
 ax.set_ylabel("win rate − greedy_vp's (pp)")
-ax.set_title(f"One seat against three greedy_vp, averaged over seats (95% CI, {PLAYERS * N:,} games)")
+ax.set_title(f"One seat against three greedy_vp, averaged over seats (95% CI, "
+             f"{PLAYERS * N:,} games per bar)")
 ax.legend()
 plt.tight_layout()
 
@@ -247,9 +296,13 @@ plt.tight_layout()
 # mean of the other three: the frame counts battles over the whole game (it has no time of
 # each battle), so for the first slayer it also counts battles before the slay, an upper
 # bound on a snowball through battles. Intervals: Wilson for `p_win`, normal for paired
-# differences (the seat rates are treated as known: their own error is about ±0.6 pp at full
-# n). Both are
-# associations, not causes: a player who is ahead may also be the one who slays first.
+# differences (the seat rates are treated as known). Both are associations, not causes: a
+# player who is ahead may also be the one who slays first.
+#
+# Whether a snowball *can* arise is shown beside it: `einherjar_str_era3` is the mean Strength
+# of the Einherjar cards played in Era-3 battles (4 × Giants slain, counting the cards that
+# fight at 0), `all_3_valkyries` the share of players who deploy all three Valkyries by the
+# end (then everyone's Valkyrie cards are equally strong).
 
 # %%
 def snowball(f, who):
@@ -269,9 +322,20 @@ def snowball(f, who):
             "battles_hi": battles["ci"][1]}
 
 
-snow = pd.DataFrame([{"params": name, "event": who, **snowball(greedy(name).frame, who)}
-                     for name in PRESETS for who in ("first_slayer", "first_loser")])
-snow.set_index(["params", "event"])
+def all_valkyries(f):
+    return float(np.mean([f[f"valkyries_{s}"] == 3 for s in range(PLAYERS)]))
+
+
+snow = pd.DataFrame([{"set": name, "event": who, **snowball(greedy(name).frame, who)}
+                     for name in NAMES for who in ("first_slayer", "first_loser")])
+conditions = pd.DataFrame({
+    "einherjar_str_era3": [greedy(n).summary["mean_einherjar_strength_by_era"]["era3"]
+                           for n in NAMES],
+    "valkyrie_str_era3": [greedy(n).summary["mean_valkyrie_strength_by_era"]["era3"]
+                          for n in NAMES],
+    "all_3_valkyries": [all_valkyries(greedy(n).frame) for n in NAMES]}, index=NAMES)
+display(conditions)
+snow.set_index(["set", "event"])
 
 # %% [markdown]
 # ### 2b. Win rate by Giants slain and by Valkyries deployed (default parameters)
@@ -294,19 +358,38 @@ def by_count(f, column):
     return pd.DataFrame(rows).set_index(column)
 
 
-f_default = greedy("default").frame
-display(by_count(f_default, "slays"))
-display(by_count(f_default, "valkyries"))
-s = greedy("default").summary
-pd.DataFrame({k: s[f"mean_{k}_strength_by_era"] for k in ("valkyrie", "einherjar")})
+stair = by_count(f0, "slays")
+display(stair)
+display(by_count(f0, "valkyries"))
+s0 = greedy("default").summary
+strength = pd.DataFrame({k: s0[f"mean_{k}_strength_by_era"] for k in ("valkyrie", "einherjar")})
+strength
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))
+for ax, col in zip(axes, ("slays", "valkyries")):
+    d = by_count(f0, col)
+    ax.errorbar(d.index, 100 * d.win_rate, yerr=[100 * (d.win_rate - d.lo),
+                                                100 * (d.hi - d.win_rate)], fmt="o-", capsize=3)
+    for k, r in d.iterrows():
+        ax.annotate(f"{100 * r.share_of_players:.2g}% of players", (k, 100 * r.win_rate),
+                    textcoords="offset points", xytext=(4, -12), fontsize=8)
+    ax.axhline(100 / PLAYERS, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"{col} (per player, whole game)")
+    ax.set_ylabel("win rate (%)")
+    ax.set_xticks(d.index)
+    ax.set_xlim(d.index.min() - 0.3, d.index.max() + 0.8)
+fig.suptitle("All-greedy_vp games, default parameters (95% CI)")
+plt.tight_layout()
 
 # %% [markdown]
 # ## 3. How far does the Giant drain reorder the gods?
 #
 # Two measures. **In-game**: the game also counts each god's Fury without the Cleanup drain
 # (`fury_nodrain_*`); `p_ranks_changed_in_game` is how often the final ranks with and without
-# the drain differ in the same game (`p_god_ranks_changed_by_drain`). **Option on/off**: the
-# same seeds played with `giant_drain=false` (the play itself then differs);
+# the drain differ in the same game (`p_god_ranks_changed_by_drain`; under the DEFAULT
+# `last_era_drain=false` the drain runs at the Cleanups after Eras 1 and 2 only). **Option
+# on/off**: the same seeds played with `giant_drain=false` (the play itself then differs);
 # `p_ranks_differ_on_off` is how often the final rank triple of game *i* differs between the two
 # runs (this includes the knock-on changes of play, so it is an upper measure), `p_first_X` how
 # often god X ranks first alone, and `score_shift` the paired change of the mean final score.
@@ -317,7 +400,7 @@ def first_alone(f, g):
 
 
 rows = []
-for name in PRESETS:
+for name in NAMES:
     on, off = greedy(name), greedy(name, giant_drain=False)
     fo, ff = on.frame, off.frame
     ro = fo[["rank_A", "rank_B", "rank_C"]].to_numpy()
@@ -326,15 +409,16 @@ for name in PRESETS:
     score_on = fo[[f"score_{s}" for s in range(PLAYERS)]].mean(axis=1)
     score_off = ff[[f"score_{s}" for s in range(PLAYERS)]].mean(axis=1)
     sh = paired_diff(score_on.to_numpy(), score_off.to_numpy())
-    row = {"params": name, "p_ranks_changed_in_game": on.summary["p_god_ranks_changed_by_drain"],
-           "in_game_ci": ci(*on.summary["p_god_ranks_changed_by_drain_ci"]),
+    row = {"set": name, "p_ranks_changed_in_game": on.summary["p_god_ranks_changed_by_drain"],
+           "lo": on.summary["p_god_ranks_changed_by_drain_ci"][0],
+           "hi": on.summary["p_god_ranks_changed_by_drain_ci"][1],
            "p_ranks_differ_on_off": k / N, "on_off_ci": ci(*wilson(k, N)),
            "score_shift": sh["diff"], "score_shift_ci": ci(*sh["ci"], scale=1, digits=2)}
     for g in "ABC":
         row[f"p_first_{g}_on"] = first_alone(fo, g)
         row[f"p_first_{g}_off"] = first_alone(ff, g)
     rows.append(row)
-drain = pd.DataFrame(rows).set_index("params")
+drain = pd.DataFrame(rows).set_index("set")
 drain
 
 # %% [markdown]
@@ -347,7 +431,7 @@ drain
 # %%
 hunter_drain = pd.DataFrame([policy_row("giant_hunter", "default"),
                              {**policy_row("giant_hunter", "default", giant_drain=False),
-                              "params": "default, giant_drain=false"}]).set_index("params")
+                              "set": "default, giant_drain=false"}]).set_index("set")
 hunter_drain
 
 # %% [markdown]
@@ -362,85 +446,193 @@ hunter_drain
 
 # %%
 rows = []
-for name in PRESETS:
-    on = greedy(name)
-    hunt = [run(one_seat("giant_hunter", s), name).frame for s in range(PLAYERS)]
+for name in NAMES:
+    params, w = SET_OF[name]
+    sm = greedy(name).summary
+    hunt = [run(one_seat("giant_hunter", s, w), params).frame for s in range(PLAYERS)]
     kh = sum(int((f.winner != f.winner_at_mean).sum()) for f in hunt)
-    sm = on.summary
-    rows.append({"params": name, "p_winner_changed": sm["p_winner_changed_by_giant_values"],
-                 "ci": ci(*sm["p_winner_changed_by_giant_values_ci"], digits=2),
+    rows.append({"set": name, "p_winner_changed": sm["p_winner_changed_by_giant_values"],
+                 "lo": sm["p_winner_changed_by_giant_values_ci"][0],
+                 "hi": sm["p_winner_changed_by_giant_values_ci"][1],
                  "p_winner_changed_hunter": kh / (PLAYERS * N),
                  "ci_hunter": ci(*wilson(kh, PLAYERS * N), digits=2),
                  "sd_score": float(np.mean(sm["sd_score"])), "giant_share": sm["giant_share"],
                  "slays_per_game": float(np.sum(sm["mean_slays"]))})
-luck = pd.DataFrame(rows).set_index("params")
+luck = pd.DataFrame(rows).set_index("set")
 luck
 
 # %% [markdown]
-# ## 5. Which answers survive every assumption?
+# ## 5. Which answers survive the variations?
 #
-# One line per answer and parameter set: `True` where the statement holds there (for
-# Monte Carlo answers: where the 95% interval says so).
+# One line per answer and assumption set: `True` where the statement holds there (for
+# Monte Carlo answers: where the 95% interval says so). Level A's rows are the parameter
+# presets only (policy weights do not enter it); the weight sets repeat the default's Level A.
 
 # %%
-hb = level_b.set_index(["params", "policy"])
-sn = snow.set_index(["params", "event"])
+hb = level_b.set_index(["set", "policy"])
+sn = snow.set_index(["set", "event"])
+eva = ev.reindex([SET_OF[n][0] for n in NAMES]).set_axis(NAMES)
 survive = pd.DataFrame({
-    "A: slay beats an Island Rune": ev.slay > ev.island,
-    "A: slay beats a Favor card": ev.slay > ev.favor,
-    "B: giant_hunter beats greedy_vp": [hb.loc[(n, "giant_hunter"), "gain_lo"] > 0 for n in PRESETS],
-    "B: no_giants loses to greedy_vp": [hb.loc[(n, "no_giants"), "gain_hi"] < 0 for n in PRESETS],
-    "snowball: first slayer lift > 0": [sn.loc[(n, "first_slayer"), "lift_lo"] > 0 for n in PRESETS],
-    "snowball: first loser lift > 0": [sn.loc[(n, "first_loser"), "lift_lo"] > 0 for n in PRESETS],
-    "drain reorders ranks in > 20% of games": drain.p_ranks_changed_in_game > 0.2,
-    "Giant values change > 2% of winners": luck.p_winner_changed > 0.02,
-}, index=PRESETS)
+    "A: slay beats an Island Rune": eva.slay > eva.island,
+    "A: slay beats a Favor card": eva.slay > eva.favor,
+    "B: giant_hunter beats greedy_vp": [hb.loc[(n, "giant_hunter"), "gain_lo"] > 0 for n in NAMES],
+    "B: giant_hunter loses to greedy_vp": [hb.loc[(n, "giant_hunter"), "gain_hi"] < 0
+                                           for n in NAMES],
+    "B: no_giants loses to greedy_vp": [hb.loc[(n, "no_giants"), "gain_hi"] < 0 for n in NAMES],
+    "snowball: first slayer lift > 0": [sn.loc[(n, "first_slayer"), "lift_lo"] > 0 for n in NAMES],
+    "snowball: first slayer wins more battles": [sn.loc[(n, "first_slayer"), "battles_lo"] > 0
+                                                 for n in NAMES],
+    "snowball: first loser lift > 0": [sn.loc[(n, "first_loser"), "lift_lo"] > 0 for n in NAMES],
+    "drain reorders ranks in > 10% of games": drain.lo > 0.1,
+    "Giant values change > 2% of winners": luck.lo > 0.02,
+}, index=NAMES)
 survive.T
+
+# %%
+fig, ax = plt.subplots(figsize=(11, 4.2))
+ax.imshow(survive.T.to_numpy(dtype=float), cmap="RdYlGn", vmin=-0.6, vmax=1.6, aspect="auto")
+ax.set_xticks(range(len(NAMES)), NAMES, rotation=40, ha="right")
+ax.set_yticks(range(survive.shape[1]), survive.columns)
+for i, col in enumerate(survive.columns):
+    for j, n in enumerate(NAMES):
+        ax.text(j, i, "yes" if survive.loc[n, col] else "no", ha="center", va="center",
+                fontsize=8)
+ax.set_title("Does the statement hold under each assumption set? (95% intervals)")
+plt.tight_layout()
 
 # %%
 print(f"notebook ran in {time.perf_counter() - t0:.1f} s (SMALL={SMALL}, N={N:,})")
 
 # %% [markdown]
-# ## Conclusion
+# ## 6. Conclusion
 #
-# * **Is a slay worth a card and 2-3 Settlers?** In Level A's end position a slay (3.08 VP
-#   at the default values, 2.08 to 4.08 over the sets) is always worth more than a Favor card
-#   (1.86) and always less than an Island Rune (3.54 to 5.20), even with free Settlers: the
-#   break-even price of a Settler is negative under all seven sets (section 1a). Level A does
-#   not count what an Island costs to take and keep, and Level B does: there, the greedy
-#   player who slays when the one-step value says so (0.36 slays a game) beats one who never
-#   slays by 1.42 pp [1.00, 1.84] (1.0 to 2.6 pp under six of seven sets; not at Giant mean 2,
-#   +0.22 [−0.21, +0.64]), while slaying at every chance (0.67 slays) is no better than greedy
-#   at mean 3 (−0.21 [−0.63, +0.22]), better only at mean 4 (+1.11 [+0.69, +1.54]) and worse at
-#   mean 2 (−2.02) and under both other Island tables (−1.22 at 6/3/0, −0.55 at 6/5/4). The
-#   hunter's extra 0.35 VP a game [0.29, 0.40] does not turn into wins.
-#   **Survives:** slaying sometimes beats never slaying (6 of 7 sets: it fails when Giants
-#   average 2); **does not survive:** "always slay".
-# * **Snowball?** No snowball through the Strength formulas under any set. The first slayer's
-#   edge (+3.5 pp [2.8, 4.1] at default; +0.8 to +7.4 pp, growing with the Giant mean) comes
-#   without extra battle wins (−0.08 to +0.02 battles against the other players), and the
-#   Einherjar cards hardly fight at strength (mean Strength in battle 0.005 / 0.16 / 0.52 by
-#   Era): it is the Giant's points. The first lost battle deploys a Valkyrie but its player
-#   wins the game slightly less often (−0.2 to −1.3 pp) and wins 0.10 to 0.15 fewer
-#   battles than the others; Valkyrie cards grow with the game (mean Strength 5.5 / 10.0 /
-#   11.4 by Era), but almost everyone deploys all three (86% of players), so they do not
-#   separate players. The
-#   staircase of section 2b (win rate 23.3% with no slay, 28.2% with one, 32.3% with two) is
-#   the Giants' VP again. **Survives** every set.
-# * **Giant drain:** it changes the final god ranks in 28.7% to 41.3% of games (31.8% [31.1,
-#   32.4] at default; most with the 6/3/0 Island table), pushes the god with fewer regions (C)
-#   to first place more often (9.2% against 5.8% without the drain at default; 8.8% to 10.3%
-#   against 4.9% to 5.8% over the sets) and lowers the mean score by 0.11 to 0.21 VP. Turning
-#   it off barely changes what slaying is worth (`giant_hunter` −0.15 [−0.57, +0.28] pp
-#   without it, section 3b). **Survives** every set.
-# * **Luck of the hidden values:** the winner would change in 4.3% [4.0, 4.6] of games if every
-#   Giant scored the pool mean; 7.2% [6.8, 7.6] with the wide pool, 3.9% at mean 2, 5.2% at mean
-#   4, 3.4% and 4.9% under the other Island tables, slightly more with a Giant hunter at the
-#   table, and 0 with the flat pool. The Giants make 5% to 13% of all points. **Depends** on the
-#   spread of the invented pool: a few percent of winners for any pool with a spread like the
-#   default's or wider, none without spread.
-#
-# Every figure is the abstract model of `docs/rules/tevragnarok.md` §4.7 with invented numbers
-# (§4.3, §4.4): read them as the direction and size of effects under stated assumptions, not
-# as the printed game's. Level A's Monte Carlo agrees with the exact values (largest |z| 0.54
-# at 1,000,000 samples); `tests/test_tevragnarok_notebook.py` re-computes the headline.
+# Rendered from the tables above (the next cell); `tests/test_tevragnarok_notebook.py`
+# re-computes its headline figures at the same seed and n and checks that this cell shows them.
+
+# %%
+def sg(x, d):
+    """Signed, with a minus sign: +0.22, −0.21."""
+    return f"{x:+.{d}f}".replace("-", "\u2212")
+
+
+def us(x, d):
+    """Unsigned (minus sign only if negative)."""
+    return f"{x:.{d}f}".replace("-", "\u2212")
+
+
+def pct(p, lo, hi):
+    return f"{100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def span(values, d=1, scale=1, unit=""):
+    v = scale * np.asarray(values, dtype=float)
+    return f"{us(v.min(), d)}{unit} to {us(v.max(), d)}{unit}"
+
+
+def count(mask):
+    return f"{int(np.sum(mask))} of {len(mask)}"
+
+
+def gain(r, d=2):
+    return f"{sg(r.gain_pp, d)} [{sg(r.gain_lo, d)}, {sg(r.gain_hi, d)}]"
+
+
+d = ev.loc["default"]
+nog, hun = hb.loc[("default", "no_giants")], hb.loc[("default", "giant_hunter")]
+h4, h2 = hb.loc[("giants_mean4", "giant_hunter")], hb.loc[("giants_mean2", "giant_hunter")]
+n2 = hb.loc[("giants_mean2", "no_giants")]
+hun_all = hb.xs("giant_hunter", level="policy").loc[NAMES]
+nog_all = hb.xs("no_giants", level="policy").loc[NAMES]
+fs, fl = sn.loc[("default", "first_slayer")], sn.loc[("default", "first_loser")]
+fs_all = sn.xs("first_slayer", level="event").loc[NAMES]
+fl_all = sn.xs("first_loser", level="event").loc[NAMES]
+dr, lk = drain.loc["default"], luck.loc["default"]
+others = [n for n in NAMES if n not in ("default", "giants_flat", "giants_wide")]
+sr = seat_rates.loc["default"]
+best = int(np.argmax(sr.iloc[:PLAYERS]))
+later = openers.loc[:, ["era 2", "era 3"]].mean(axis=1)
+hd = hunter_drain.iloc[1]
+rest = ("*Rests on:* the abstract model of §4.7 at DEFAULT readings, 4 players, and")
+answer = f"""
+**Answer** (full run: {PLAYERS} players, n = {N:,} games per configuration, seed {SEED}; 95%
+intervals; {len(NAMES)} assumption sets: the default, {len(PRESETS) - 1} parameter presets
+and {len(NAMES) - len(PRESETS)} weight presets).
+
+1. **Is a slay worth a card and 2-3 Settlers?** Level A (exact): a slay yields {d.slay:.2f} VP
+   (the Giant's
+   {d.giant_mean:.2f} plus a {d.fury_shift:.2f} Fury shift), an Island Rune {d.island:.2f}, a
+   Favor card {d.favor:.2f}. A slay beats an Island Rune only if the Giant pool averages more
+   than **{d.breakeven_mean_island:.2f} VP** (the break-even Giant mean;
+   {span(ev.breakeven_mean_island, 2)}
+   over the parameter presets, the Island table deciding), and a Favor card if it averages
+   more than {d.breakeven_mean_favor:.2f} ({span(ev.breakeven_mean_favor, 2)}); these are
+   before its 2-3 Settlers are paid for. Level B, one player against three `greedy_vp`:
+   **never slaying costs** (`no_giants` {pct(nog.win_rate, nog.lo, nog.hi)} against three
+   `greedy_vp`, paired gain {gain(nog)} pp;
+   a loss under {count(nog_all.gain_hi < 0)} sets), and **slaying whenever legal**
+   (`giant_hunter` {pct(hun.win_rate, hun.lo, hun.hi)}, {gain(hun)} pp) loses under
+   {count(hun_all.gain_hi < 0)}
+   sets and wins under {count(hun_all.gain_lo > 0)}, though it scores
+   {sg(hun.score_gain, 2)} VP [{us(hun.score_gain_lo, 2)}, {us(hun.score_gain_hi, 2)}] more at
+   default. The hunter's gain is {gain(h4)} pp with Giants of mean 4 and {gain(h2)} pp
+   at mean 2, where never slaying gains {gain(n2)} pp. `greedy_vp` slays
+   {greedy_slays['default']:.2f} times a game per player, the hunter {hun.slays:.2f}.
+   {rest} the invented Giant pool, Island and Favor tables (Level A), the three policies and
+   their invented weights (Level B).
+2. **At default, no snowball through battles: its conditions rarely arise.** The Einherjar cards
+   played in Era-3 battles average {conditions.einherjar_str_era3['default']:.2f} Strength at
+   default ({span(conditions.einherjar_str_era3, 2)} over the sets), and
+   {100 * conditions.all_3_valkyries['default']:.0f}% of players deploy all 3 Valkyries
+   ({span(conditions.all_3_valkyries, 0, 100, '%')} over the sets), so at default Valkyrie
+   cards are equally strong for most players. The first slayer wins
+   {pct(fs.p_win, fs.lo, fs.hi)} against its seat's {100 * fs.expected:.1f}%
+   ({sg(fs.lift_pp, 1)} pp [{us(fs.lift_lo, 1)}, {us(fs.lift_hi, 1)}];
+   positive under {count(fs_all.lift_lo > 0)} sets, {span(fs_all.lift_pp)} pp) but wins
+   *no more battles* than the others ({us(fs.battles_diff, 2)} [{us(fs.battles_lo, 2)},
+   {us(fs.battles_hi, 2)}]): its edge is the Giant's points, not Einherjar Strength. The first
+   loser (first Valkyrie) wins {'slightly *less*' if fl.lift_hi < 0 else 'no more'}
+   ({us(fl.lift_pp, 1)} pp [{us(fl.lift_lo, 1)}, {us(fl.lift_hi, 1)}], {span(fl_all.lift_pp)} pp
+   over the sets) and wins fewer battles ({us(fl.battles_diff, 2)}). The staircase of section
+   2b (win rate {100 * stair.win_rate.iloc[0]:.1f}% with no slay,
+   {100 * stair.win_rate.iloc[1]:.1f}%
+   with one) is the Giants' VP again. {rest} the `greedy_vp` policy in every seat; these are
+   associations, not causes.
+3. **The Giant drain reorders the gods:** the final ranks with and without the drain (after
+   the Cleanups of Eras 1 and 2) differ in {pct(dr.p_ranks_changed_in_game, dr.lo, dr.hi)}
+   of games ({span(drain.p_ranks_changed_in_game, 1, 100, '%')} over the sets); it lifts the
+   two-region god C to first place alone in {100 * dr.p_first_C_on:.1f}% of games against
+   {100 * dr.p_first_C_off:.1f}% with the drain off, and shifts the mean score by
+   {sg(dr.score_shift, 2)} VP. With the drain off the hunter's gain is {gain(hd)} pp, against
+   {gain(hun)} pp with it (section 3b).
+   {rest} the invented board (which Giant sits by which god).
+4. **The hidden Giant values change the winner in {pct(lk.p_winner_changed, lk.lo, lk.hi)} of
+   games** (against scoring every Giant at the pool mean):
+   {pct(luck.p_winner_changed['giants_wide'], luck.lo['giants_wide'], luck.hi['giants_wide'])}
+   with the wide pool, {span(luck.p_winner_changed[others], 1, 100, '%')} under the other sets,
+   and never with the flat pool ({int(round(luck.p_winner_changed['giants_flat'] * N))} of
+   {N:,}, as it must be). {rest} the invented Giant pool's spread.
+
+**Seats.** Seat 0 (the first player, `first_seat`) opens Era 1; the player with the most
+Island Runes opens Eras 2 and 3 (DEFAULT `era_opener=most_runes`), which at default is seat
+0 in {100 * openers.loc['seat 0', 'era 2']:.1f}% / {100 * openers.loc['seat 0', 'era 3']:.1f}%
+of games and seats 1-3 in {span(later.iloc[1:], 1, 100, '%')} of the later Eras; so every seat
+opens some Era. The seats still differ: in the all-`greedy_vp` game seat {best} wins
+{pct(sr.iloc[best], *seat_ci['default'][best])} at default (seat spread
+{span(seat_rates.spread_pp)} pp over the sets), which is why every policy comparison rotates
+the seats.
+
+**Which survive the variations** (section 5; one invented group varied at a time, the other
+groups at default; not several at once): the break-even Giant mean lies above the
+pool's own mean under {count(ev.breakeven_mean_island > ev.giant_mean)} parameter presets (so
+Island > slay there); never slaying loses under {count(nog_all.gain_hi < 0)} sets; the first
+slayer's edge without a battle snowball under
+{count((fs_all.lift_lo > 0) & ~(fs_all.battles_lo > 0))};
+the drain's reordering (more than 10% of games) under {count(drain.lo > 0.1)}; Giant values
+changing more than 2% of winners under {count(luck.lo > 0.02)}. Slaying *always*
+(`giant_hunter`) beats `greedy_vp` under {count(hun_all.gain_lo > 0)} sets
+({', '.join(hun_all.index[hun_all.gain_lo > 0]) or 'none'}), loses under
+{count(hun_all.gain_hi < 0)} ({', '.join(hun_all.index[hun_all.gain_hi < 0]) or 'none'}).
+The weight sets (every player's weights halved or doubled) are the last two columns of section
+5.
+"""
+display(Markdown(answer))
