@@ -126,31 +126,6 @@ def test_base_hot_path_equals_general_kernel(options):
         np.testing.assert_array_equal(fast.out[key], general.out[key], err_msg=key)
 
 
-@pytest.mark.slow
-def test_jit_off_gives_the_same_arrays():
-    """VIKINGSIM_DISABLE_JIT=1 runs the kernels as plain Python: identical results."""
-    import os
-    import subprocess
-    import sys
-    code = ("import numpy as np, sys\n"
-            "from vikingsim.core.runner import simulate\n"
-            "from vikingsim.games.battle878 import GAME\n"
-            "r = simulate(GAME, 1500, seed=2, options={'runes_prayer': True, 'epic_deck': 3,"
-            " 'christians_wrath': True, 'raven_banner': True}, policies='random', threads=1)\n"
-            "np.savez(sys.argv[1], **r.out)\n")
-    import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        outs = []
-        for flag in ("0", "1"):
-            path = os.path.join(tmp, f"out{flag}.npz")
-            env = {**os.environ, "VIKINGSIM_DISABLE_JIT": flag}
-            subprocess.run([sys.executable, "-c", code, path], check=True, env=env,
-                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-            outs.append(np.load(path))
-        for key in outs[0].files:
-            np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
-
-
 @pytest.mark.parametrize("options, policies", [
     ({}, "default"),
     ({"runes_prayer": True, "epic_deck": 3, "christians_wrath": True}, "random")])

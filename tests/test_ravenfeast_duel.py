@@ -354,14 +354,3 @@ def test_kernel_plays_scripted_duels_like_the_reference(opts, faces, expected):
     s = _setup(**opts)
     assert _kernel_duel(s, faces) == expected
     assert duel_reference.play_one(s, Dice(faces)) == expected
-
-
-def test_jit_on_equals_jit_off():
-    s = duel_setup({"a": "huskarl", "b": "berserker", "b_fated": "true"})
-    fast, slow = duel.allocate(s, 3_000), duel.allocate(s, 3_000)
-    duel.play_block(s, 0, 3_000, np.random.default_rng(5), None, fast)
-    K._play_duels(*duel.kernel_args(s), 0, 3_000, np.random.default_rng(5), slow["outcome"],
-                  slow["turns"], slow["a_wounds_left"], slow["b_wounds_left"], slow["a_ravens"],
-                  slow["b_ravens"])
-    for k in fast:
-        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)
