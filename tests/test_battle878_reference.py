@@ -107,13 +107,6 @@ def test_thread_count_does_not_change_results():
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
 
 
-def test_prefix_property():
-    a = simulate(GAME, 5000, seed=9, threads=1)
-    b = simulate(GAME, 9000, seed=9, threads=1)
-    for key in a.out:
-        np.testing.assert_array_equal(a.out[key], b.out[key][:5000], err_msg=key)
-
-
 @pytest.mark.parametrize("options", [{}, {"fort": 1, "ragnar": True, "northumbria": True},
                                      {"settlement": 1, "attacker": "english", "fyrd": 2}])
 def test_base_hot_path_equals_general_kernel(options):
