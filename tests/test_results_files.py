@@ -149,15 +149,23 @@ def test_full_disk_during_write_leaves_old_files_untouched(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_mid_run_cleans_up(tmp_path, sig, code):
+    """The child gets SIGINT's default action back: a shell's background job (``pytest &``)
+    starts with SIGINT ignored, and Python then never raises KeyboardInterrupt. A child that
+    does not stop is killed, never left playing its 200 million games."""
     out = tmp_path / "big.parquet"
     p = subprocess.Popen([*CLI, "simulate", "raidboard", "-n", "200000000", "--out", str(out),
-                          "--quiet"], stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not list(tmp_path.glob(".*tmp*")):
-        time.sleep(0.2)                             # wait until the run is writing
-    time.sleep(0.5)
-    p.send_signal(sig)
-    err = p.communicate(timeout=120)[1]
+                          "--quiet"], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not list(tmp_path.glob(".*tmp*")):
+            time.sleep(0.2)                         # wait until the run is writing
+        time.sleep(0.5)
+        p.send_signal(sig)
+        err = p.communicate(timeout=120)[1]
+    finally:
+        p.kill()
+        p.wait()
     assert p.returncode == code, err
     assert len(err.strip().splitlines()) == 1 and "nothing was written" in err
     assert list(tmp_path.iterdir()) == []
