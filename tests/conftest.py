@@ -52,10 +52,16 @@ def cli():
 
 
 def _warm_configs():
-    """(game, options) of every registered game's default and bench configurations."""
+    """(game, options) of every registered game's default and bench configurations, each
+    once (a bench configuration may be the default, as raidconquer's ``{}``)."""
     from vikingsim.games import get, names
 
-    return [(g, dict(c)) for g in names() for c in [{}, *get(g).bench_configs]]
+    out = []
+    for g in names():
+        for c in [{}, *get(g).bench_configs]:
+            if (g, dict(c)) not in out:
+                out.append((g, dict(c)))
+    return out
 
 
 def _warm(game: str, options: dict) -> None:
