@@ -1,18 +1,10 @@
 """``vikingsim bench`` on one given configuration (``--set``/``--players``/``--policy``) and on
 the exact solvers (``--exact``): what the former bench scripts measured. Shapes and errors
 only; speed figures come from the command, never from tests."""
-import subprocess
-import sys
-
 import pytest
 
 from vikingsim.core import bench
 from vikingsim.core.errors import InputError
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "vikingsim", "bench", *args],
-                          capture_output=True, text=True, timeout=600)
 
 
 def test_one_given_configuration_is_benched_with_its_policies():
@@ -46,8 +38,8 @@ def test_a_configuration_the_solver_refuses_is_reported_not_raised():
     (["battle878", "--exact", "--policy", "greedy"], "takes no --players or --policy"),
     (["raidboard", "--set", "nope=1"], "unknown option 'nope'"),
 ])
-def test_bad_bench_input_is_one_line_exit_2(args, needle):
-    p = _cli(*args)
+def test_bad_bench_input_is_one_line_exit_2(args, needle, cli):
+    p = cli("bench", *args)
     assert p.returncode == 2 and needle in p.stderr, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
 

@@ -1,8 +1,6 @@
 """Raid board policies as data (raidboard §10): registered dataclasses with declared
 parameters, chosen as ``name(key=value)`` or a TOML file, on the API and the command line."""
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,11 +13,6 @@ from vikingsim.games.raidboard.policies import POLICY_TYPES, Lookahead, compile_
 from vikingsim.games.raidboard.rules import Rules
 
 K = plain_module("vikingsim.games.raidboard.kernel")
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "vikingsim", *args], capture_output=True,
-                          text=True, timeout=600)
 
 
 def test_every_policy_is_registered_with_declared_parameters():
@@ -81,12 +74,12 @@ def test_a_toml_policy_file_equals_the_inline_text(tmp_path):
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
 
 
-def test_cli_takes_a_parameterised_policy_and_a_toml_file(tmp_path):
+def test_cli_takes_a_parameterised_policy_and_a_toml_file(tmp_path, cli):
     path = tmp_path / "p.toml"
     path.write_text('name = "lookahead"\nsettle_value = 10\n')
     outs = []
     for pol in ("lookahead(settle_value=10)", str(path)):
-        p = _cli("simulate", "raidboard", "-n", "500", "--seed", "7", "--json", "--policy", pol)
+        p = cli("simulate", "raidboard", "-n", "500", "--seed", "7", "--json", "--policy", pol)
         assert p.returncode == 0, p.stderr
         outs.append(json.loads(p.stdout))
     assert outs[0]["policies"] == outs[1]["policies"] == ["lookahead(settle_value=10.0)"] * 4
@@ -101,7 +94,7 @@ def test_cli_takes_a_parameterised_policy_and_a_toml_file(tmp_path):
     ("lookahead(settle_value)", "is not key=value"),
     ("missing.toml", "cannot read policy file"),
 ])
-def test_cli_bad_policy_parameter_is_one_line_exit_2(pol, needle):
-    p = _cli("simulate", "raidboard", "-n", "10", "--policy", pol)
+def test_cli_bad_policy_parameter_is_one_line_exit_2(pol, needle, cli):
+    p = cli("simulate", "raidboard", "-n", "10", "--policy", pol)
     assert p.returncode == 2 and p.stdout == ""
     assert len(p.stderr.strip().splitlines()) == 1 and needle in p.stderr, p.stderr

@@ -199,13 +199,6 @@ def test_kernel_matches_reference_bit_for_bit(opts):
     assert fast.summary["p_a_win"] == slow.summary["p_a_win"]
 
 
-def test_same_results_for_any_thread_count_and_prefix():
-    one = simulate(GAME, n=20_000, seed=9, threads=1)
-    two = simulate(GAME, n=30_000, seed=9, threads=2)
-    for k in one.out:
-        np.testing.assert_array_equal(one.out[k], two.out[k][:20_000], err_msg=k)
-
-
 # ----------------------------------------------------------------- invariants
 
 @pytest.mark.parametrize("opts", COMBOS)
@@ -354,14 +347,3 @@ def test_kernel_plays_scripted_duels_like_the_reference(opts, faces, expected):
     s = _setup(**opts)
     assert _kernel_duel(s, faces) == expected
     assert duel_reference.play_one(s, Dice(faces)) == expected
-
-
-def test_jit_on_equals_jit_off():
-    s = duel_setup({"a": "huskarl", "b": "berserker", "b_fated": "true"})
-    fast, slow = duel.allocate(s, 3_000), duel.allocate(s, 3_000)
-    duel.play_block(s, 0, 3_000, np.random.default_rng(5), None, fast)
-    K._play_duels(*duel.kernel_args(s), 0, 3_000, np.random.default_rng(5), slow["outcome"],
-                  slow["turns"], slow["a_wounds_left"], slow["b_wounds_left"], slow["a_ravens"],
-                  slow["b_ravens"])
-    for k in fast:
-        np.testing.assert_array_equal(fast[k], slow[k], err_msg=k)

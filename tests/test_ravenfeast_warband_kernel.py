@@ -5,8 +5,8 @@ reference on the same script.
 The kernel module is loaded as plain Python (``core.testing.plain_module``: every ``@jit``
 function left uncompiled) and its battle loop ``_battle`` is driven with ``ScriptedDice``; every
 test checks how many dice were drawn, so a rule that draws one die too many or too few fails.
-``test_jit_off_equals_jit_on`` (test_ravenfeast_warband_reference) ties this plain copy to the
-compiled kernel.
+``test_jit_off_plays_the_same_games_as_jit_on`` (tests/test_contract_jit.py) ties this plain
+copy to the compiled kernel.
 """
 from __future__ import annotations
 

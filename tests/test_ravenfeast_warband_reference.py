@@ -168,21 +168,3 @@ def test_trace_tells_the_same_battle_as_the_run(mode):
         assert f"battle {g}, seed 4" in text.splitlines()[0]
         assert text.endswith(f"Result: {words[o['outcome']]} after {o['turns']} turns; "
                              f"survivors A {o['a_survivors']}, B {o['b_survivors']}.")
-
-
-def test_jit_off_equals_jit_on():
-    """The kernel's own code run as plain Python (VIKINGSIM_DISABLE_JIT reading) gives the same
-    battles as the compiled kernel (style rule 10)."""
-    from vikingsim.core.testing import plain_module
-
-    plain = plain_module("vikingsim.games.ravenfeast.warband.kernel")
-    s = warband_setup({"a": "raiders300", "b": "jarl_hird10", "rear_attack_from": 3},
-                      ["wall+random", "cautious"])
-    outs = []
-    for mod in (kernel, plain):
-        out = kernel.allocate(s, 120)
-        mod.play_block(s, 0, 120, rng.block_generator(9, rng.STREAM_DICE, 0),
-                       rng.block_generator(9, rng.STREAM_POLICY, 0), out)
-        outs.append(out)
-    for k in outs[0]:
-        np.testing.assert_array_equal(outs[0][k], outs[1][k], err_msg=k)

@@ -25,10 +25,6 @@ from vikingsim.games import get, names
 CLI = [sys.executable, "-m", "vikingsim"]
 
 
-def _cli(*args, **kw):
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, **kw)
-
-
 def _summary_no_timing(res):
     return {k: v for k, v in res.summary.items()
             if k not in ("elapsed_s", "games_per_s", "compile_s")}
@@ -153,15 +149,23 @@ def test_full_disk_during_write_leaves_old_files_untouched(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_mid_run_cleans_up(tmp_path, sig, code):
+    """The child gets SIGINT's default action back: a shell's background job (``pytest &``)
+    starts with SIGINT ignored, and Python then never raises KeyboardInterrupt. A child that
+    does not stop is killed, never left playing its 200 million games."""
     out = tmp_path / "big.parquet"
     p = subprocess.Popen([*CLI, "simulate", "raidboard", "-n", "200000000", "--out", str(out),
-                          "--quiet"], stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline and not list(tmp_path.glob(".*tmp*")):
-        time.sleep(0.2)                             # wait until the run is writing
-    time.sleep(0.5)
-    p.send_signal(sig)
-    err = p.communicate(timeout=120)[1]
+                          "--quiet"], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not list(tmp_path.glob(".*tmp*")):
+            time.sleep(0.2)                         # wait until the run is writing
+        time.sleep(0.5)
+        p.send_signal(sig)
+        err = p.communicate(timeout=120)[1]
+    finally:
+        p.kill()
+        p.wait()
     assert p.returncode == code, err
     assert len(err.strip().splitlines()) == 1 and "nothing was written" in err
     assert list(tmp_path.iterdir()) == []
@@ -172,10 +176,10 @@ def test_signal_mid_run_cleans_up(tmp_path, sig, code):
     ("/proc/a.parquet", "cannot write '/proc/a.parquet'"),
     ("x" * 300 + ".parquet", "longer than the"),
 ])
-def test_bad_out_paths_fail_before_the_run(tmp_path, target, match):
+def test_bad_out_paths_fail_before_the_run(tmp_path, target, match, cli):
     (tmp_path / "DIR.parquet").mkdir()
     target = target if target.startswith("/") else str(tmp_path / target)
-    r = _cli("simulate", "raidboard", "-n", "1000", "--out", target)
+    r = cli("simulate", "raidboard", "-n", "1000", "--out", target)
     assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["DIR.parquet"]
@@ -189,10 +193,10 @@ def test_bad_out_paths_fail_before_the_run(tmp_path, target, match):
 
 @pytest.mark.parametrize("target, match", [("DIR.png", "it is a folder"),
                                            ("/proc/x.png", "cannot write '/proc/x.png'")])
-def test_bad_plot_paths_fail_with_one_line(tmp_path, target, match):
+def test_bad_plot_paths_fail_with_one_line(tmp_path, target, match, cli):
     (tmp_path / "DIR.png").mkdir()
     target = target if target.startswith("/") else str(tmp_path / target)
-    r = _cli("odds", "battle878", "--grid", "norsemen=1:2", "--grid", "housecarls=1:2",
+    r = cli("odds", "battle878", "--grid", "norsemen=1:2", "--grid", "housecarls=1:2",
              "--plot", target)
     assert r.returncode == 2 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
 
@@ -200,13 +204,13 @@ def test_bad_plot_paths_fail_with_one_line(tmp_path, target, match):
 # --- items 16-20: input and interface -------------------------------------------------------
 
 @pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "0"])
-def test_bench_refuses_bad_seconds(seconds):
-    r = _cli("bench", "raidboard", "--seconds", seconds)
+def test_bench_refuses_bad_seconds(seconds, cli):
+    r = cli("bench", "raidboard", "--seconds", seconds)
     assert r.returncode == 2 and "--seconds must be" in r.stderr
 
 
-def test_duplicate_set_keys_are_refused():
-    r = _cli("simulate", "raidboard", "-n", "10", "--set", "start_gold=5", "--set",
+def test_duplicate_set_keys_are_refused(cli):
+    r = cli("simulate", "raidboard", "-n", "10", "--set", "start_gold=5", "--set",
              "start_gold=6")
     assert r.returncode == 2 and "start_gold given twice" in r.stderr
 
@@ -247,17 +251,17 @@ def test_compile_time_is_reported_apart_from_the_run(monkeypatch):
     assert res.summary["elapsed_s"] == round(res.elapsed_s, 4) != 7.5
 
 
-def test_version_and_help_texts():
-    r = _cli("--version")
+def test_version_and_help_texts(cli):
+    r = cli("--version")
     assert r.returncode == 0 and r.stdout.strip() == f"vikingsim {vikingsim.__version__}"
     for cmd in ([], ["games"], ["simulate"], ["odds"], ["trace"], ["bench"]):
-        h = _cli(*cmd, "--help")
+        h = cli(*cmd, "--help")
         assert h.returncode == 0 and "examples:" in h.stdout, cmd
         assert "style rule" not in h.stdout and "§" not in h.stdout.split("examples:")[0][:0]
 
 
-def test_games_text_shows_policy_help():
-    r = _cli("games")
+def test_games_text_shows_policy_help(cli):
+    r = cli("games")
     assert r.returncode == 0
     for name in names():
         for policy, text in get(name).policies.items():

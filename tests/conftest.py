@@ -1,0 +1,111 @@
+"""Shared test helpers: the command line run in this process, and kernels compiled once.
+
+``run_cli`` calls ``vikingsim.cli.main`` (what ``python -m vikingsim`` runs, after
+``sys.exit``) with stdout and stderr captured, so a test of a command's output or of its
+one-line error costs no new interpreter (about 1.7 s of CPU each: importing numpy, numba,
+pandas and loading the kernels again). A traceback cannot hide here: an exception that
+escapes ``main`` fails the test. Tests of what only a separate process shows (signals, memory
+growth, the ``-m vikingsim`` entry itself) still start one.
+
+Under pytest-xdist (the README's ``pytest -n 2``) each worker is a process of its own and
+loads every kernel; with a cold numba cache (any kernel file edited) both workers used to
+compile the same kernels side by side, so the slowest compile (Ragnarok's) was paid twice at
+once. ``_shared_warm_up`` plays one throw-away game of every game's default and bench
+configurations at the start of each worker, one configuration at a time under a lock file:
+a worker skips a configuration the other is compiling, compiles another, and comes back to
+load the first from numba's cache. A plain ``pytest`` run (no xdist) skips this, so running
+one file compiles only the kernels that file uses.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``vikingsim ARGS`` in this process: returncode, stdout and stderr as text, like
+    ``subprocess.run(..., capture_output=True, text=True)``."""
+    from vikingsim.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:            # argparse: --help, --version, usage errors
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    return subprocess.CompletedProcess(["vikingsim", *args], code or 0, out.getvalue(),
+                                       err.getvalue())
+
+
+@pytest.fixture
+def cli():
+    """The in-process command line (``run_cli``)."""
+    return run_cli
+
+
+def _warm_configs():
+    """(game, options) of every registered game's default and bench configurations, each
+    once (a bench configuration may be the default, as raidconquer's ``{}``)."""
+    from vikingsim.games import get, names
+
+    out = []
+    for g in names():
+        for c in [{}, *get(g).bench_configs]:
+            if (g, dict(c)) not in out:
+                out.append((g, dict(c)))
+    return out
+
+
+def _warm(game: str, options: dict) -> None:
+    """One throw-away game (the warm-up streams, never a run's): compiles or loads the kernel."""
+    from vikingsim.core.options import resolve
+    from vikingsim.core.runner import play_throwaway, resolve_policies
+    from vikingsim.games import get
+
+    spec = get(game)
+    setup = spec.setup(resolve(spec.name, spec.options, options),
+                       *resolve_policies(spec, None, None))
+    play_throwaway(spec, setup)
+
+
+def _lock_path(game: str, options: dict) -> Path:
+    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}"
+    return Path(tempfile.gettempdir()) / f"vikingsim-warm-{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"
+
+
+def _warm_under_lock(game: str, options: dict, block: bool) -> bool:
+    """Warm (game, options) holding its lock file; False when another worker holds it and
+    ``block`` is False. A failing warm-up is left for the tests to report."""
+    with open(_lock_path(game, options), "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        try:
+            _warm(game, options)
+        except Exception:                  # the game's own tests say what is wrong
+            pass
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+    return True
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_warm_up():
+    """Under xdist only: every kernel compiled once across the workers (see module doc)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    pending = _warm_configs()
+    while pending:
+        left = [c for c in pending if not _warm_under_lock(*c, block=False)]
+        if len(left) == len(pending):      # all held by the other worker: wait for one
+            _warm_under_lock(*left.pop(0), block=True)
+        pending = left
