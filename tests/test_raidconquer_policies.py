@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -61,20 +59,15 @@ def test_variants_have_their_own_defaults():
     assert fields == {f.name for f in dataclasses.fields(Scripted)}
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "vikingsim", *args], capture_output=True,
-                          text=True)
-
-
-def test_bad_parameter_is_one_line_exit_2():
-    p = _cli("simulate", "raidconquer", "-n", "10", "--policy", "hints(lone_margin=99)")
+def test_bad_parameter_is_one_line_exit_2(cli):
+    p = cli("simulate", "raidconquer", "-n", "10", "--policy", "hints(lone_margin=99)")
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
-    p = _cli("simulate", "raidconquer", "-n", "10", "--policy", "hints(plan=lone>fly)")
+    p = cli("simulate", "raidconquer", "-n", "10", "--policy", "hints(plan=lone>fly)")
     assert p.returncode == 2 and "fly" in p.stderr
 
 
-def test_issue_command_prints_the_balance_answers():
-    p = _cli("simulate", "raidconquer", "-n", "400", "--players", "4", "--policy", "raider",
+def test_issue_command_prints_the_balance_answers(cli):
+    p = cli("simulate", "raidconquer", "-n", "400", "--players", "4", "--policy", "raider",
              "earl", "hints", "hints", "--json", "--quiet")
     assert p.returncode == 0, p.stderr
     s = json.loads(p.stdout)

@@ -1,13 +1,11 @@
-"""Kernel = reference, bit for bit, over policies, player counts and options; JIT off = on
-(notes ``raidconquer.md`` §14: both engines follow the Simulation protocol)."""
+"""Kernel = reference, bit for bit, over policies, player counts and options (JIT off = on:
+tests/test_contract_jit.py; notes ``raidconquer.md`` §14: both engines follow the Simulation protocol)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vikingsim.core import rng
 from vikingsim.core.runner import simulate
-from vikingsim.core.testing import plain_module
 from vikingsim.games import raidconquer as rc
 
 KEEPERS = ["hints(keep_in_winter=2)", "raider(keep_in_winter=5)", "random",
@@ -70,19 +68,6 @@ def test_keeping_cards_changes_the_games():
     b = simulate("raidconquer", 150, policies=plain, options={}, **kw)
     for key in a.out:
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
-
-
-def test_jit_off_equals_jit_on():
-    """The kernel loaded as plain Python plays the same games as the compiled one."""
-    K = plain_module("vikingsim.games.raidconquer.kernel")
-    s = rc.setup({o.name: o.default for o in rc.OPTIONS}, ["hints", "random", "earl"], 3)
-    outs = []
-    for block in (K.play_block, rc.kernel.play_block):
-        out = rc.allocate(s, 12)
-        block(s, 0, 12, rng.block_generator(3, 0, 0), rng.block_generator(3, 1, 0), out)
-        outs.append(out)
-    for key in outs[0]:
-        np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
 
 
 def test_frame_has_character_and_policy_per_seat():

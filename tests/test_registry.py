@@ -13,9 +13,15 @@ GAMES = names()
 
 
 def _configs(name):
+    """Default, bench and game-id configurations, each once (a bench configuration may be
+    the default: raidconquer's)."""
     spec = get(name)
-    return ([{}] + [dict(c) for c in spec.bench_configs]
-            + [{k: v} for k, v in spec.game_id_options.items()])
+    out = [{}]
+    for c in [dict(c) for c in spec.bench_configs] + [{k: v} for k, v in
+                                                        spec.game_id_options.items()]:
+        if c not in out:
+            out.append(c)
+    return out
 
 
 CASES = [(g, c) for g in GAMES for c in _configs(g)]

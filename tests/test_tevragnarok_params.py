@@ -3,8 +3,6 @@
 and ``--params`` / ``--set params=`` on the command line."""
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -78,14 +76,14 @@ def test_draft_size_is_one_integer_or_one_per_era(tmp_path):
         Rules(params=str(path))
 
 
-def test_first_seat_names_a_seat_of_the_table():
+def test_first_seat_names_a_seat_of_the_table(cli):
     """§4.7: first_seat in [0, players - 1]; one line naming it otherwise (CLI: exit 2)."""
     from vikingsim.games.tevragnarok import setup
 
     with pytest.raises(InputError, match=r"first_seat=3: must be a seat in \[0, 2\]"):
         setup({"first_seat": 3}, ["greedy_vp"] * 3, 3)
     assert setup({"first_seat": 2}, ["greedy_vp"] * 3, 3).compiled.ri[RuleSlot.FIRST_SEAT] == 2
-    r = _cli("simulate", "tevragnarok", "-n", "10", "--players", "2", "--set", "first_seat=2")
+    r = cli("simulate", "tevragnarok", "-n", "10", "--players", "2", "--set", "first_seat=2")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "first_seat" in r.stderr
 
@@ -143,21 +141,16 @@ def test_presets_are_the_sensitivity_runs():
         Rules(params="nonsense")
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "vikingsim", *args], capture_output=True,
-                          text=True, timeout=600)
-
-
-def test_cli_params_flag_and_set_are_the_same(tmp_path):
+def test_cli_params_flag_and_set_are_the_same(tmp_path, cli):
     path = tmp_path / "flat.toml"
     path.write_text("[giants]\nvalues = [3, 3, 3, 3, 3, 3, 3, 3, 3]\n[level_a]\nfury_max = 0\n")
-    a = _cli("odds", "tevragnarok", "--params", str(path), "--json")
-    b = _cli("odds", "tevragnarok", "--set", f"params={path}", "--json")
+    a = cli("odds", "tevragnarok", "--params", str(path), "--json")
+    b = cli("odds", "tevragnarok", "--set", f"params={path}", "--json")
     assert a.returncode == 0 and a.stdout == b.stdout
     assert '"sd_giant": 0.0' in a.stdout
     bad = tmp_path / "bad.toml"
     bad.write_text("[giants]\nvalue = [1]\n")
-    r = _cli("odds", "tevragnarok", "--params", str(bad))
+    r = cli("odds", "tevragnarok", "--params", str(bad))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "giants.value" in r.stderr
 

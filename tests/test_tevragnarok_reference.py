@@ -1,11 +1,10 @@
 """Kernel = reference, bit for bit (tev-ragnarok §4.8), over policies, seat counts, options
-and presets; and the compiled kernel = the kernel run as plain Python."""
+and presets (JIT off = on: tests/test_contract_jit.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vikingsim.core import rng
 from vikingsim.core.runner import simulate
 from vikingsim.games import get
 
@@ -36,21 +35,6 @@ def test_kernel_matches_reference_bit_for_bit(cfg):
     b = simulate("tevragnarok", 400, seed=17, reference=True, **cfg)
     for key in a.out:
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
-
-
-def test_jit_off_equals_jit_on():
-    from tests.test_tevragnarok_harness import K
-
-    spec = get("tevragnarok")
-    s = spec.setup({o.name: o.default for o in spec.options}, ["random_legal"] * 4, 4)
-    outs = []
-    for play in (K.play_block, spec.play_block):
-        out = spec.allocate(s, 40)
-        play(s, 0, 40, rng.block_generator(3, rng.STREAM_DICE, 0),
-             rng.block_generator(3, rng.STREAM_POLICY, 0), out)
-        outs.append(out)
-    for key in outs[0]:
-        np.testing.assert_array_equal(outs[0][key], outs[1][key], err_msg=key)
 
 
 def test_trace_tells_the_game_simulate_plays():
