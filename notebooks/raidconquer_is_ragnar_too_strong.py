@@ -60,6 +60,7 @@ import os
 import time
 
 import matplotlib.pyplot as plt
+from matplotlib.colors import TwoSlopeNorm
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
@@ -341,12 +342,15 @@ tour.matrix.round(3)
 # %%
 fig, ax = plt.subplots(figsize=(6, 5))
 m = tour.matrix
-im = ax.imshow(m.to_numpy(), cmap="RdBu", vmin=0, vmax=0.5)
+norm = TwoSlopeNorm(vmin=0, vcenter=0.25, vmax=1)      # white = the fair 1/4
+im = ax.imshow(m.to_numpy(), cmap="RdBu", norm=norm)
 ax.set_xticks(range(len(m)), m.columns, rotation=45, ha="right")
 ax.set_yticks(range(len(m)), m.index)
 for i in range(len(m)):
     for j in range(len(m)):
-        ax.text(j, i, f"{m.iloc[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        x = m.iloc[i, j]
+        ax.text(j, i, f"{x:.2f}", ha="center", va="center", fontsize=8,
+                color="white" if abs(norm(x) - 0.5) > 0.3 else "black")
 ax.set_xlabel("the three opponents")
 ax.set_ylabel("the lone policy")
 ax.set_title("share of games won by the lone policy (fair 0.25)")
