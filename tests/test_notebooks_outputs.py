@@ -14,8 +14,7 @@ NOTEBOOKS = sorted(NB_DIR.glob("*.ipynb"))
 #: notebooks whose committed run predates this test and that are waiting for a re-run after the
 #: rule changes of issue 18 §1-3 (an import cell without output); strict, so the re-run that
 #: fixes them makes this test fail until the entry is removed.
-AWAITING_RERUN = {"raidconquer_is_ragnar_too_strong.ipynb":
-                  "import cell has no output; re-run after issue 18 §1-2"}
+AWAITING_RERUN: dict[str, str] = {}
 #: a call that makes a matplotlib figure (pyplot, Axes methods, vikingsim.plots).
 DRAWS = re.compile(r"\bplt\.|\.(subplots|imshow|bar|barh|errorbar|hist|plot|scatter)\("
                    r"|\bodds_heatmap\(|\bplots\.")

@@ -1,10 +1,9 @@
-"""No hand-typed figure in the prose of the 878, Ravenfeast, raid board and Ragnarok notebooks
-(issue 18 §4): every decimal, percentage or percentage-point figure a markdown cell of
+"""No hand-typed figure in the prose of the 878, Ravenfeast, raid board, Raid & Conquer and
+Ragnarok notebooks (issue 18 §4): every decimal, percentage or percentage-point figure a markdown cell of
 ``notebooks/<name>.py`` quotes is either rendered by a code cell from computed variables (then
 it is not in the markdown source at all) or listed in ``CHECKED`` with what checks it.
-The Raid & Conquer notebook has its quotes re-checked by its own test
-(tests/test_raidconquer_notebook.py); the Ragnarok notebook renders its answer and
-tests/test_tevragnarok_notebook.py re-computes the rendered headline."""
+Both the Raid & Conquer and the Ragnarok notebooks render their answers too (re-checked
+against fresh runs by tests/test_raidconquer_notebook.py and tests/test_tevragnarok_notebook.py)."""
 import re
 from pathlib import Path
 
@@ -33,6 +32,12 @@ CHECKED = {
                         "tests/test_notebooks.py::test_raidboard_seat_advantage_headline"),
         "25%": "the fair share of 4 players (1/4)"},
     "tevragnarok_giants_and_valkyries": {**INTERVAL_LEVEL},
+    "raidconquer_is_ragnar_too_strong": {
+        **INTERVAL_LEVEL,
+        **dict.fromkeys(["26%", "25%", "80%", "5%"],
+                        "input: games_needed(0.26, 0.25) (80% power, 5% level), checked in "
+                        "test_power_inputs_are_the_code_s"),
+        "0.25": "the fair share of 4 players (1/4)"},
 }
 
 
@@ -71,3 +76,13 @@ def test_tolerance_is_the_code_s():
 
     assert P.CALIBRATION_TOLERANCE == 0.10
     assert P.ANCHORS["Tough (2) (+50 %)"][1] == 1.5 * 18
+
+
+def test_power_inputs_are_the_code_s():
+    from vikingsim.stats import games_needed
+    import inspect
+
+    src = (NB_DIR / "raidconquer_is_ragnar_too_strong.py").read_text()
+    assert "games_needed(0.26, 0.25, two_sample=False)" in src
+    sig = inspect.signature(games_needed).parameters
+    assert sig["power"].default == 0.8 and sig["alpha"].default == 0.05
