@@ -30,10 +30,10 @@ RAIDCONQUER = {
     "play_all_cards": True,                         # §7.2
     "setup_hand_is_round1_hand": True,              # §4.6, §13.11
     "card_defense_counts": "when_defending",        # §13.1
-    "defend_includes_base_power": True,             # §13.2 (issue 18 §2 changes it)
-    "earl_marker_resets": True,                     # §9.2, §13.3 (issue 18 §2 changes it)
+    "defend_includes_base_power": False,            # §13.2: "5 plus your total Power from all your cards"
+    "earl_marker_resets": False,                    # §9.2, §13.3: "it remains"
     "acquire_refills_row": True,                    # §8.1.3, §13.4
-    "acquire_payment": "at_least",                  # §13.5 (issue 18 §2 changes it)
+    "acquire_payment": "exact",                     # §13.5: "equal in number"
     "chaotic_party": "own_longboat",                # §8.3.5, §13.6
     "pillage_treasures": False,                     # §8.2.3, §13.7
     "shipbuild_longboat_counts": True,              # §8.3.1
@@ -41,7 +41,9 @@ RAIDCONQUER = {
     "failed_raid_tie": "leftmost",                  # §8.5
     "final_tie": "shared",                          # §10.1
     "attack_character_replaces": True,              # §11.3: Kalf's Power is 3
-    "score_cards_in_play": True,                    # §10.1 (issue 18 §2 changes it)
+    "score_cards_in_play": False,                   # §10.1: deck, discard, Raid and Bury piles
+    "two_player_alliances": False,                  # §13.12: 2 players, "No alliances."
+    "sacrifice_any_card": True,                     # §13.13: "sacrifice a card" = any card
     "character_offset": 0,                          # §4.6: seat i plays character i
     "start_card": "",                               # §12.3: no variant
     "rotate_characters": False,                     # §4.6
