@@ -548,7 +548,10 @@ def ci_text(lo: float, hi: float) -> str:
 
 
 def p_text(p: float) -> str:
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
+    """Two significant figures; three below 0.1, so a p just under 0.05 never reads 0.05."""
+    if p < 1e-4:
+        return "p < 0.0001"
+    return f"p = {p:.2g}" if p < 0.01 else f"p = {p:.3g}" if p < 0.1 else f"p = {p:.2f}"
 
 
 def points_text(diff: float) -> str:
