@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from vikingsim.core import bench
+from vikingsim import bench
 from vikingsim.core.errors import InputError
 
 
