@@ -478,7 +478,7 @@ def test_ragnar_notebook_headline():
     o = dict(norsemen=3, berserkers=2, housecarls=2, thegns=3)
     assert round(100 * odds(**o)["p_vikings_win"], 1) == 62.0
     assert round(100 * odds(**o, ragnar=True)["p_vikings_win"], 1) == 80.4
-    from vikingsim.experiments import norsemen_equivalent
+    from vikingsim.questions import norsemen_equivalent
     assert round(norsemen_equivalent({**EMPTY, **o}, {"ragnar": True}), 2) == 1.30
 
 
