@@ -54,7 +54,7 @@ from IPython.display import Markdown
 
 from vikingsim.core.runner import simulate
 from vikingsim.core.stats import Z95
-from vikingsim.experiments import norsemen_equivalent
+from vikingsim.questions import norsemen_equivalent
 from vikingsim.games.battle878.exact import odds
 from vikingsim.plots import odds_heatmap
 from vikingsim.studies.run import ensure_study
@@ -86,7 +86,7 @@ print(f"units a side: {SIZES.start}-{SIZES.stop - 1}; Monte Carlo battles per ce
 #
 # `gain_pp` = P(Vikings win | Ragnar) − P(Vikings win), in percentage points; `worth_norsemen` =
 # how many Norsemen added to the Ragnar-less army give the same win chance
-# (`experiments.norsemen_equivalent`, linear between whole Norsemen).
+# (`questions.norsemen_equivalent`, linear between whole Norsemen).
 
 # %%
 rows = []

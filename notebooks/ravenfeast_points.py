@@ -52,7 +52,7 @@ from IPython.display import Markdown
 from vikingsim.core.runner import simulate
 from vikingsim.core.stats import wilson
 from vikingsim.games.ravenfeast import odds
-from vikingsim.experiments import ravenfeast as P
+from vikingsim.questions import ravenfeast as P
 from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES, profile_table
 
 SMALL = os.environ.get("VIKINGSIM_NB_SMALL") == "1"

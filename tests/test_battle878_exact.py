@@ -478,7 +478,7 @@ def test_ragnar_notebook_headline():
     o = dict(norsemen=3, berserkers=2, housecarls=2, thegns=3)
     assert round(100 * odds(**o)["p_vikings_win"], 1) == 62.0
     assert round(100 * odds(**o, ragnar=True)["p_vikings_win"], 1) == 80.4
-    from vikingsim.experiments import norsemen_equivalent
+    from vikingsim.questions import norsemen_equivalent
     assert round(norsemen_equivalent({**EMPTY, **o}, {"ragnar": True}), 2) == 1.30
 
 
@@ -493,7 +493,7 @@ def test_odds_grid_is_tidy_and_feeds_the_heatmap(tmp_path):
     assert (tmp_path / "h.png").stat().st_size > 0
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
-    # the CLI writes through a temporary name (core.results._atomic_write): still a PNG
+    # the CLI writes through a temporary name (core.results.write_atomic): still a PNG
     odds_heatmap(df, "norsemen", "housecarls", "p_vikings_win", path=tmp_path / ".h.png.9.tmp")
     assert (tmp_path / ".h.png.9.tmp").read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(InputError, match="not in frame"):

@@ -1,7 +1,8 @@
 """vikingsim bench's RNG-limit line: the draw count is right and the loop draws d6."""
 import numpy as np
 
-from vikingsim.core import bench, config, rng
+from vikingsim import bench
+from vikingsim.core import config, rng
 from vikingsim.games import get
 
 

@@ -3,7 +3,7 @@ the exact solvers (``--exact``): what the former bench scripts measured. Shapes 
 only; speed figures come from the command, never from tests."""
 import pytest
 
-from vikingsim.core import bench
+from vikingsim import bench
 from vikingsim.core.errors import InputError
 
 

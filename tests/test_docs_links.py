@@ -163,7 +163,7 @@ def test_rules_notes_citations_resolve():
         files += sorted((ROOT / "tests").glob(f"test_{game}*.py"))
         for p in files:
             _check(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)), note, bad)
-    others = [p for top in ("vikingsim/core", "vikingsim/experiments", "vikingsim/cli.py",
+    others = [p for top in ("vikingsim/core", "vikingsim/questions", "vikingsim/cli.py",
                             "notebooks", "experiments", "README.md", "docs/rules")
               for p, _ in _text_files(ROOT / top)]
     for p in others:

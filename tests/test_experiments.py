@@ -1,11 +1,11 @@
-"""The experiments package (``vikingsim.experiments``): derived seeds, the seated-game questions
-on any seated game, and the 878 experiments checked against the exact solver."""
+"""The designer-question package (``vikingsim.questions``): derived seeds, the seated-game questions
+on any seated game, and the 878 questions checked against the exact solver."""
 import math
 
 import numpy as np
 import pytest
 
-from vikingsim import experiments as ex
+from vikingsim import questions as ex
 from vikingsim.core import config
 from vikingsim.core.errors import InputError
 from vikingsim.core.runner import simulate
@@ -110,7 +110,7 @@ def test_lagertha_runs_use_spawned_seeds(monkeypatch):
 def test_norsemen_equivalent_by_its_definition():
     # Adding exactly one (or taking two) Norsemen is worth exactly +1 (or -2) Norsemen; a
     # change no Norseman count within max_extra can match gives nan.
-    from vikingsim.experiments import norsemen_equivalent
+    from vikingsim.questions import norsemen_equivalent
 
     base = {"norsemen": 3, "berserkers": 2, "housecarls": 2, "thegns": 3}
     assert norsemen_equivalent(base, {"norsemen": 4}) == 1.0

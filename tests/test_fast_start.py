@@ -63,7 +63,7 @@ def test_public_names_load_on_first_use():
 
     assert vikingsim.simulate is runner.simulate and vikingsim.Result is results.Result
     assert vikingsim.read_results is results.read_results
-    assert callable(vikingsim.stats.interval) and callable(vikingsim.experiments.seat_win_rates)
+    assert callable(vikingsim.stats.interval) and callable(vikingsim.questions.seat_win_rates)
     assert set(vikingsim.__all__) <= set(dir(vikingsim))
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         vikingsim.nothing

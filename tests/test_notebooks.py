@@ -75,7 +75,7 @@ def test_raidboard_headline_is_quoted():
 def test_raidboard_seat_advantage_headline():
     """notebooks/raidboard_seat_advantage.py quotes seat 0 at 29.4% of 4-player games
     (n = 1,000,000, seed 303); a fresh 400,000-game run's interval must contain it."""
-    from vikingsim import experiments as ex
+    from vikingsim import questions as ex
 
     quoted = 0.294
     df = ex.seat_win_rates(players=(4,), n=400_000, seed=303)

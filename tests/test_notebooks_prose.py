@@ -25,7 +25,7 @@ CHECKED = {
     "ravenfeast_points": {
         **INTERVAL_LEVEL,
         "10 %": "input: P.CALIBRATION_TOLERANCE, checked in test_tolerance_is_the_code_s",
-        "+50 %": "input: the §12.3 price of Tough (2) (vikingsim.experiments.ravenfeast.ANCHORS)"},
+        "+50 %": "input: the §12.3 price of Tough (2) (vikingsim.questions.ravenfeast.ANCHORS)"},
     "raidboard_seat_advantage": {
         **INTERVAL_LEVEL,
         **dict.fromkeys(["29.4%", "29.3%", "29.5%", "54.9%", "54.8%", "55.0%"],
@@ -72,7 +72,7 @@ def test_army_shares_are_the_code_s():
 
 
 def test_tolerance_is_the_code_s():
-    from vikingsim.experiments import ravenfeast as P
+    from vikingsim.questions import ravenfeast as P
 
     assert P.CALIBRATION_TOLERANCE == 0.10
     assert P.ANCHORS["Tough (2) (+50 %)"][1] == 1.5 * 18

@@ -1,4 +1,4 @@
-"""Ravenfeast points calibration (``vikingsim.experiments.ravenfeast``) and the headline of
+"""Ravenfeast points calibration (``vikingsim.questions.ravenfeast``) and the headline of
 notebooks/ravenfeast_points.ipynb."""
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vikingsim.experiments import ravenfeast as P
+from vikingsim.questions import ravenfeast as P
 from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES
 
 PTS = pd.Series({t: float(PROFILES[t].points) for t in PREDEFINED})

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -143,6 +144,58 @@ def test_full_disk_during_write_leaves_old_files_untouched(tmp_path, monkeypatch
         simulate("raidboard", n=30_000, seed=2, keep=False, segment_games=8192, parquet=path)
     assert (path.read_bytes(), manifest_path(path).read_text()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.manifest.json", "r.parquet"]
+
+
+@pytest.mark.parametrize("failing", ["data", "manifest"])
+def test_full_disk_at_the_fsync_leaves_no_half_written_file(tmp_path, monkeypatch, capsys,
+                                                            failing):
+    """``simulate --out`` writes through ``core.atomic``: each file is fsynced under its temp
+    name before ``os.replace``. ENOSPC at the data file's fsync: one line, exit 2, the old
+    pair intact, no temp file. At the manifest's fsync: the new data file is whole (its
+    manifest embedded) and no half-written manifest is left."""
+    import errno
+
+    from vikingsim import cli
+    from vikingsim.core import atomic
+
+    path = simulate("raidboard", n=300, seed=1).to_parquet(tmp_path / "r.parquet")
+    before = (path.read_bytes(), manifest_path(path).read_text())
+    real = atomic.fsync_file
+    seen = []
+
+    def full(p):
+        seen.append(Path(p).name)
+        if Path(p).name.endswith(".tmp.json" if failing == "manifest" else ".tmp.parquet"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(p)
+
+    monkeypatch.setattr(atomic, "fsync_file", full)
+    code = cli.main(["simulate", "raidboard", "-n", "2000", "--seed", "2", "--out", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left on device" in err and len(err.strip().splitlines()) == 1
+    assert seen and all(name.startswith(".r.") for name in seen)
+    if failing == "data":
+        assert (path.read_bytes(), manifest_path(path).read_text()) == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.manifest.json", "r.parquet"]
+    else:
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["r.parquet"]
+        df, manifest = read_results(path)
+        assert len(df) == 2000 and manifest["seed"] == 2
+
+
+def test_the_atomic_write_fsyncs_file_and_folder_before_and_after_the_rename(tmp_path,
+                                                                             monkeypatch):
+    from vikingsim.core import atomic
+
+    seen = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (seen.append(
+        ("fsync", "dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "file")), real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (seen.append(("replace", Path(b).name)),
+                                                    real_replace(a, b)))
+    atomic.atomic_write(tmp_path / "x.txt", lambda p: Path(p).write_text("new"))
+    assert seen == [("fsync", "file"), ("replace", "x.txt"), ("fsync", "dir")]
+    assert (tmp_path / "x.txt").read_text() == "new" and os.listdir(tmp_path) == ["x.txt"]
 
 
 # --- items 11, 12: SIGTERM, Ctrl-C and bad paths --------------------------------------------

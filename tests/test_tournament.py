@@ -96,7 +96,7 @@ class _Fixed:
         pol = kw["policies"]
         self.calls.append(tuple(pol))
         wins = self.same if len(set(pol)) == 1 else self.mixed
-        return SimpleNamespace(summary={"win_rate": [w / n for w in wins]})
+        return SimpleNamespace(tally={"wins": np.array(wins), "truncated": [n - sum(wins)]})
 
 
 @pytest.mark.parametrize("k, same, mixed, lineups, want", [

@@ -13,9 +13,9 @@ _LAZY = {"Result": ("vikingsim.core.results", "Result"),
          "write_results": ("vikingsim.core.results", "write_results"),
          "simulate": ("vikingsim.core.runner", "simulate"),
          "stats": ("vikingsim.stats", None),
-         "experiments": ("vikingsim.experiments", None)}
+         "questions": ("vikingsim.questions", None)}
 
-__all__ = ["Result", "experiments", "read_results", "simulate", "stats", "write_results",
+__all__ = ["Result", "questions", "read_results", "simulate", "stats", "write_results",
            "__version__"]
 
 

@@ -8,12 +8,11 @@ when stderr is a terminal.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import signal
 import sys
 
 from vikingsim.core import config
+from vikingsim.core.console import Terminated, print_json
 from vikingsim.core.errors import InputError, PolicyError
 from vikingsim.core.options import parse_assignments
 
@@ -69,10 +68,6 @@ def _study_module(name):
     return importlib.import_module(STUDY_COMMANDS[name])
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``timeout``, schedulers, containers): cleaned up like Ctrl-C."""
-
-
 def _on_sigterm(signum, frame):
     raise Terminated()
 
@@ -80,23 +75,6 @@ def _on_sigterm(signum, frame):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):                     # one line, exit 2 (argparse prints usage too)
         raise InputError(f"{message} (see '{self.prog} --help')")
-
-
-def _clean(obj):
-    """JSON-safe: NaN/inf → None, numpy scalars → Python."""
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
-    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
-def _print_json(obj) -> None:
-    print(json.dumps(_clean(obj), allow_nan=False))
 
 
 def _fmt(x) -> str:
@@ -222,7 +200,7 @@ def _cmd_games(args) -> int:
 
     specs = [get(n).describe() for n in names()]
     if args.json:
-        _print_json({"games": specs})
+        print_json({"games": specs})
         return 0
     for name, d in zip(names(), specs):
         pl = d["players"]
@@ -256,7 +234,7 @@ def _cmd_simulate(args) -> int:
     if args.out is not None:
         summary["out"] = str(args.out)
     if args.json:
-        _print_json(summary)
+        print_json(summary)
     else:
         print(format_summary(summary, changed=list(given)))
         if args.out is not None:
@@ -303,7 +281,7 @@ def _cmd_odds(args) -> int:
         res = spec.odds(resolve(spec.name, spec.options, given))
         res = {"game": spec.name, "options": resolve(spec.name, spec.options, given), **res}
         if args.json:
-            _print_json(res)
+            print_json(res)
         else:
             for k, v in res.items():
                 print(f"{k}: {v}")
@@ -320,15 +298,15 @@ def _cmd_odds(args) -> int:
     if metric not in frame.columns:
         raise InputError(f"--metric {metric!r}: allowed: {', '.join(frame.columns[len(keys):])}")
     if args.plot is not None:
-        from vikingsim.core.results import _atomic_write
+        from vikingsim.core.results import write_atomic
         from vikingsim.plots import odds_heatmap
 
         from pathlib import Path
 
         path = Path(args.plot)
-        _atomic_write(path, lambda p: odds_heatmap(frame, keys[0], keys[1], metric, path=p))
+        write_atomic(path, lambda p: odds_heatmap(frame, keys[0], keys[1], metric, path=p))
     if args.json:
-        _print_json({"game": spec.name, "grid": keys, "metric": metric,
+        print_json({"game": spec.name, "grid": keys, "metric": metric,
                      "rows": frame.to_dict(orient="records")})
     else:
         print(frame.to_string(index=False))
@@ -353,7 +331,7 @@ def _cmd_trace(args) -> int:
 
 
 def _cmd_bench(args) -> int:
-    from vikingsim.core import bench as B
+    from vikingsim import bench as B
 
     options = parse_assignments(args.sets) if args.sets else None
     if args.exact and args.compile:
@@ -362,7 +340,7 @@ def _cmd_bench(args) -> int:
         rows = B.bench_compile(args.games or None, options=options, players=args.players,
                                policies=args.policies or None)
         if args.json:
-            _print_json({"bench": rows})
+            print_json({"bench": rows})
         else:
             print(B.markdown_compile(rows))
         return 0
@@ -375,7 +353,7 @@ def _cmd_bench(args) -> int:
         rows = B.bench(args.games or None, seconds=args.seconds, repeats=args.repeats,
                      options=options, players=args.players, policies=args.policies or None)
     if args.json:
-        _print_json({"bench": rows})
+        print_json({"bench": rows})
     else:
         print((B.markdown_exact if args.exact else B.markdown_table)(rows))
     return 0

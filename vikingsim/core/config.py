@@ -22,3 +22,6 @@ KEEP_LIMIT_BYTES = 8 << 30
 COMPILE_NOTICE_S = 1.0
 #: Rows per Parquet write (one row group): a tidy frame of a million 878 battles is ~0.5 GB.
 WRITE_ROWS = 1 << 18
+#: The module that maps game names to their ``GameSpec`` (``get(name)``, ``names()``). Core code
+#: looks names up through it (``core.game.lookup``) and never imports the games, which import core.
+GAME_REGISTRY = "vikingsim.games"

@@ -14,6 +14,17 @@ from vikingsim.core import config
 from vikingsim.core.options import Option
 
 
+def lookup(game) -> "GameSpec":
+    """``game`` itself if it is a GameSpec, else the GameSpec registered under that name in
+    the registry module ``config.GAME_REGISTRY`` (InputError naming the allowed games).
+    The registry is found when first needed, so core never imports the games."""
+    import importlib
+
+    if isinstance(game, GameSpec):
+        return game
+    return importlib.import_module(config.GAME_REGISTRY).get(game)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Registry entry of one game.
@@ -136,3 +147,50 @@ class GameSpec:
             "odds": self.odds is not None,
             "trace": self.trace is not None,
         }
+
+
+#: Per-game length columns, in the order a tally's ``<column>_hist`` is looked for.
+LENGTH_COLUMNS = ("rounds", "turns", "rolls")
+
+
+@dataclass
+class Counts:
+    """The integer counts of a tally of ``games`` games (see :func:`tally_counts`)."""
+
+    games: int
+    outcomes: dict                        # outcome -> games (every outcome of the game)
+    wins: Any = None                      # int64 games won per seat (seated games)
+    length: str | None = None             # the length column with a histogram, if any
+    length_hist: Any = None               # int64 games per length value
+
+
+def tally_counts(spec: GameSpec, tally: dict, games: int) -> Counts:
+    """Integer counts of a tally (the tally contract): ``outcome`` holds the games of each of
+    ``spec.outcomes`` in order; a seated game's tally holds ``wins`` per seat, ``truncated``
+    and (for games with a ``tie`` outcome) ``ties`` games, the rest being ``win`` (a tie
+    counts for its ``winner`` seat, so the wins add up to the games not truncated); a length
+    column's histogram is ``<column>_hist``. Counts are read, never recomputed from rates."""
+    import numpy as np
+
+    if "outcome" in tally:
+        got = [int(k) for k in np.asarray(tally["outcome"]).ravel()]
+        outcomes = dict(zip(spec.outcomes, got + [0] * (len(spec.outcomes) - len(got))))
+    elif spec.seated:
+        tied = int(tally["ties"][0]) if "tie" in spec.outcomes else 0
+        cut = int(tally["truncated"][0]) if "truncated" in tally else 0
+        outcomes = {o: 0 for o in spec.outcomes}
+        outcomes.update({"win": games - tied - cut, "truncated": cut})
+        if "tie" in spec.outcomes:
+            outcomes["tie"] = tied
+    else:
+        raise ValueError(f"the {spec.name} tally has no 'outcome' counts")
+    if sum(outcomes.values()) != games:
+        raise ValueError(f"the {spec.name} tally counts {sum(outcomes.values())} outcomes "
+                         f"for {games} games")
+    wins = np.asarray(tally["wins"], np.int64) if spec.seated else None
+    if wins is not None and int(wins.sum()) != games - outcomes.get("truncated", 0):
+        raise ValueError(f"the {spec.name} tally counts {int(wins.sum())} wins for "
+                         f"{games - outcomes.get('truncated', 0)} finished games")
+    length = next((c for c in LENGTH_COLUMNS if f"{c}_hist" in tally), None)
+    hist = None if length is None else np.asarray(tally[f"{length}_hist"], np.int64)
+    return Counts(games, outcomes, wins, length, hist)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from vikingsim.core import atomic
 from vikingsim.core.errors import InputError
 
 
@@ -241,7 +242,7 @@ def check_writable(path, suffix: str = ".parquet", what: str = "--out") -> Path:
                          f"longer than the {name_max} this folder allows")
     if path.is_dir():
         raise InputError(f"cannot write {str(path)!r}: it is a folder")
-    probe = _temp_name(path)
+    probe = atomic.temp_name(path)
     try:
         with open(probe, "wb"):
             pass
@@ -253,22 +254,13 @@ def check_writable(path, suffix: str = ".parquet", what: str = "--out") -> Path:
     return path
 
 
-def _temp_name(path: Path) -> Path:
-    """Hidden temp file beside ``path``; short enough for any name the folder allows."""
-    return path.with_name(f".{path.stem[:40]}.{os.getpid()}.tmp{path.suffix}")
-
-
-def _atomic_write(path: Path, write) -> None:
-    """Temp file + rename: readers never see a partial file; OS errors become InputError."""
-    tmp = _temp_name(path)
+def write_atomic(path, write) -> None:
+    """``core.atomic.atomic_write`` (temp name, fsync of file and folder, ``os.replace``) with
+    OS errors as one-line InputErrors: readers never see a partial file."""
     try:
-        write(tmp)
-        os.replace(tmp, path)
+        atomic.atomic_write(path, write)
     except OSError as e:
         raise _os_error(path, e) from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 class _ContentHash:
@@ -317,7 +309,7 @@ class ResultsWriter:
     def __init__(self, path, *, rule_columns: bool = False):
         self.path = check_writable(path)
         self.rule_columns = rule_columns
-        self.tmp = _temp_name(self.path)
+        self.tmp = atomic.temp_name(self.path)
         self.writer, self.n_rows, self.hash = None, 0, _ContentHash()
 
     def write(self, df: pd.DataFrame) -> None:
@@ -343,13 +335,14 @@ class ResultsWriter:
             self.writer.close()
             self.writer = None
             mpath = manifest_path(self.path)
+            atomic.fsync_file(self.tmp)   # on disk before the old manifest goes
             if mpath.exists():
                 mpath.unlink()            # never a new data file beside an old manifest
-            os.replace(self.tmp, self.path)
+            atomic.commit(self.tmp, self.path)
         except OSError as e:
             self.abort()
             raise _os_error(self.path, e) from None
-        _atomic_write(manifest_path(self.path), lambda p: p.write_text(text))
+        write_atomic(manifest_path(self.path), lambda p: p.write_text(text))
         return self.path
 
     def abort(self) -> None:
@@ -359,8 +352,7 @@ class ResultsWriter:
             except Exception:             # closing a writer on a full disk may fail too
                 pass
             self.writer = None
-        if self.tmp.exists():
-            self.tmp.unlink()
+        atomic.discard(self.tmp)
 
 
 def write_results(frames, path, *, manifest: dict) -> Path:

@@ -20,7 +20,7 @@ import numpy as np
 
 from vikingsim.core import config, rng
 from vikingsim.core.errors import InputError, warn
-from vikingsim.core.game import GameSpec
+from vikingsim.core.game import GameSpec, lookup
 from vikingsim.core.inputs import file_records
 from vikingsim.core.options import resolve
 from vikingsim.core.results import Result, ResultsWriter, add_tallies, out_bytes_per_game
@@ -139,9 +139,7 @@ def simulate(game, n: int = 100_000, *, seed: int = config.SEED, players: int | 
     >>> res = simulate("raidboard", n=10_000, seed=1, players=4)
     >>> res.summary["win_rate"]          # doctest: +SKIP
     """
-    from vikingsim.games import get
-
-    spec = game if isinstance(game, GameSpec) else get(game)
+    spec = lookup(game)
     n = check_count("n", n, 1, MAX_GAMES)
     seed = check_count("seed", seed, 0, 2**63 - 1)
     threads = (os.cpu_count() or 1) if threads is None else check_count("threads", threads, 1, 256)

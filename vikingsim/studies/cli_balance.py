@@ -48,7 +48,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from vikingsim.cli import _print_json
+    from vikingsim.core.console import print_json
     from vikingsim.core.options import parse_assignments
     from vikingsim.studies.balance import format_text, run_balance
 
@@ -58,7 +58,7 @@ def run(args) -> int:
                     seed=args.seed, tolerance=args.tolerance, trials=args.trials,
                     threads=args.threads, baseline=args.baseline)
     if args.json:
-        _print_json(b.summary())
+        print_json(b.summary())
     else:
         print(format_text(b))
     return 0

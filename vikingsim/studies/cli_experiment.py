@@ -32,10 +32,8 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from vikingsim.cli import _print_json
+    from vikingsim.core.console import Terminated, print_json
     from vikingsim.studies.run import run_study
-
-    from vikingsim.cli import Terminated
 
     try:
         res = run_study(args.file, args.out, backend=args.backend, workers=args.workers,
@@ -44,7 +42,7 @@ def run(args) -> int:
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
         return 143 if isinstance(stop, Terminated) else 130
     if args.json:
-        _print_json(res.to_json())
+        print_json(res.to_json())
     else:
         print(summary_table(res))
     return 0

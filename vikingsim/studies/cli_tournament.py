@@ -39,7 +39,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from vikingsim.cli import _print_json
+    from vikingsim.core.console import print_json
     from vikingsim.core.options import parse_assignments
     from vikingsim.studies.tournament import check_out, format_text, run_tournament
 
@@ -50,7 +50,7 @@ def run(args) -> int:
                        threads=args.threads)
     paths = t.write(out)
     if args.json:
-        _print_json({**t.summary(), "files": [str(p) for p in paths]})
+        print_json({**t.summary(), "files": [str(p) for p in paths]})
     else:
         print(format_text(t))
         print(f"wrote {', '.join(p.name for p in paths)} in {out}/")

@@ -31,22 +31,25 @@ records), ``study_content`` (what that hash covers, so a refused ``--resume`` na
 changed), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
 ``stop`` (the ``[stop]`` hypothesis or null), ``stop_when_decided`` and ``complete``.
 
-Every file is written to a hidden temp name in its own folder (``.<name>.<pid>.tmp``, which
-pyarrow's dataset reader ignores), fsynced and renamed with ``os.replace``, so no half-written
-file ever has its final name. A chunk is finished when its ``.tally.json`` exists: it is
+Every file is written to a hidden temp name in its own folder (``.<stem>.<pid>.tmp<suffix>``,
+which pyarrow's dataset reader ignores), fsynced, renamed with ``os.replace`` and its folder
+fsynced (``core.atomic``), so no half-written file ever has its final name. A chunk is finished when its ``.tally.json`` exists: it is
 written after the chunk's ``.parquet``, so a crash between the two only re-runs that chunk.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from vikingsim.core.atomic import atomic_write
 from vikingsim.core.errors import InputError
+from vikingsim.core.results import add_tallies
+from vikingsim.studies.plan import local_path
 
 FORMAT = "vikingsim-study/1"
 MANIFEST = "study.json"
@@ -65,77 +68,6 @@ def chunk_path(root, cell: int, chunk: int) -> Path:
 
 def tally_path(root, cell: int, chunk: int) -> Path:
     return cell_dir(root, cell) / f"chunk-{chunk:06d}.tally.json"
-
-
-def temp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
-# ---- atomic writes ---------------------------------------------------------------------------
-def atomic_write(path, write) -> Path:
-    """``write(tmp)`` into a hidden temp file beside ``path``, fsync, ``os.replace``."""
-    path = Path(path)
-    tmp = temp_path(path)
-    try:
-        write(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_folder(out, files: dict) -> list[Path]:
-    """A result set written as a whole: ``files`` maps each name to ``write(path)``; all are
-    written into a hidden temp folder beside ``out`` (same parent, so the same file system),
-    each file and the folder fsynced, then the folder renamed to ``out``. An existing ``out``
-    is first renamed aside and removed only once the new one is in place, so ``out`` always
-    holds one whole result set, the old or the new (a crash between the two renames leaves
-    the old one under its hidden ``.<name>.*.old`` name). Any failure (a full disk, Ctrl-C)
-    removes the temp folder and leaves ``out`` as it was."""
-    import shutil
-    import tempfile
-
-    given = Path(out)
-    out = Path(os.path.abspath(given))
-    parent = out.parent
-    stem = f".{out.name[:40]}."
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=stem, suffix=".tmp", dir=parent))
-    try:
-        for name, write in files.items():
-            write(tmp / name)
-            with open(tmp / name, "rb") as f:
-                os.fsync(f.fileno())
-        _fsync_dir(tmp)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=stem, suffix=".old", dir=parent))
-            os.replace(out, old)                 # onto the empty placeholder folder
-            try:
-                os.rename(tmp, out)
-            except BaseException:
-                os.replace(old, out)
-                raise
-            _fsync_dir(parent)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, out)
-        _fsync_dir(parent)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return [given / name for name in files]
 
 
 def write_json(path, obj) -> Path:
@@ -221,7 +153,9 @@ def _footer_meta(path: Path) -> dict | None:
 def remove_temp_files(root) -> int:
     """Delete temp files left by a killed run (never a finished file); return how many."""
     n = 0
-    for tmp in Path(root).glob("**/.*.tmp"):
+    for tmp in Path(root).glob("**/.*.tmp*"):      # core.atomic.temp_name (and older .tmp)
+        if not tmp.is_file():
+            continue
         tmp.unlink()
         n += 1
     return n
@@ -235,6 +169,47 @@ def remove_chunk(root, cell: int, chunk: int) -> None:
 
 
 # ---- the tidy summary ------------------------------------------------------------------------
+# ---- counts and summaries of the finished chunks ----------------------------------------------
+@functools.lru_cache(maxsize=64)
+def cell_setup(game: str, players: int, policies: tuple, options_json: str):
+    """(GameSpec, compiled setup) of a cell; cached, as every chunk of a cell shares it."""
+    from vikingsim.games import get
+
+    spec = get(game)
+    return spec, spec.setup(json.loads(options_json), list(policies), players)
+
+
+def cell_tally(root, cell: int) -> tuple[dict | None, int]:
+    """Summed tally and games of a cell's finished chunks, in chunk order up to the first
+    missing one (as the run folds them); (None, 0) before any."""
+    tally, n, k = None, 0, 0
+    while tally_path(root, cell, k).exists():
+        t, meta = read_tally(tally_path(root, cell, k))
+        tally, n, k = add_tallies(tally, t), n + int(meta["games"]), k + 1
+    return tally, n
+
+
+def cell_summaries(root, manifest: dict) -> dict:
+    """``{cell: summary}`` from the tallies of the chunks finished so far."""
+    from vikingsim.games import get
+
+    spec = get(manifest["game"])
+    out = {}
+    for entry in manifest["cells"]:
+        tally, n = cell_tally(root, entry["cell"])
+        if n:
+            _, setup = cell_setup(spec.name, entry["players"], tuple(entry["policies"]),
+                                  json.dumps(run_options(manifest, entry), sort_keys=True))
+            out[entry["cell"]] = spec.summarize(setup, tally, n)
+    return out
+
+
+def run_options(manifest: dict, entry: dict) -> dict:
+    """A cell's options with relative ``.toml`` paths read against the study file's folder."""
+    folder = Path(manifest["study_file"]).resolve().parent
+    return {k: local_path(folder, v) for k, v in entry["options"].items()}
+
+
 def summary_rows(cell: int, summary: dict, games: int) -> list[dict]:
     """One row per numeric metric (per seat for lists) with its interval when it has one."""
     rows = []
@@ -356,8 +331,6 @@ class StudyData:
         path = self.root / SUMMARY
         if path.exists() and self.manifest.get("complete"):
             return pd.read_parquet(path)
-        from vikingsim.studies.run import cell_summaries
-
         return summary_frame(self.manifest, cell_summaries(self.root, self.manifest))
 
 

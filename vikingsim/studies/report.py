@@ -28,11 +28,9 @@ import pandas as pd
 from vikingsim.core import stats
 from vikingsim.core.balance_stats import equal_seats_test, interval
 from vikingsim.core.errors import InputError
-from vikingsim.core.game import GameSpec
+from vikingsim.core.game import LENGTH_COLUMNS, GameSpec, tally_counts
 
 FORMAT = "vikingsim-study/1"
-#: Game-length columns of the games' frames, in order of preference.
-LENGTH_COLUMNS = ("rounds", "turns", "rolls")
 #: At most this many cells get a sentence each among the outcome findings (the tables have all).
 FINDING_CELLS = 8
 #: Up to this many cells, the length histogram draws a line per cell; beyond, a box each.
@@ -261,11 +259,10 @@ class Unsummarized(InputError):
 
 
 def count_tallies(study: StudyFolder) -> tuple[dict[int, CellCount], str | None]:
-    """``count_games`` from the finished chunks' tallies: wins and outcome counts from the
-    game's ``summarize`` (``win_rate``, ``p_<outcome>`` times games, as the study runner
-    summarises them), the length histogram from a ``<length>_hist`` tally entry where the
-    game keeps one."""
-    from vikingsim.studies.run import cell_summaries
+    """``count_games`` from the finished chunks' tallies: wins, outcome counts and the length
+    histogram (where the game keeps one) read from the tallies' integer counts
+    (``core.game.tally_counts``); the game's ``summarize`` must accept them too."""
+    from vikingsim.studies.dataset import cell_summaries
 
     try:
         tallies = {c["cell"]: _cell_tally(study, c["cell"]) for c in study.cells}
@@ -288,26 +285,22 @@ def count_tallies(study: StudyFolder) -> tuple[dict[int, CellCount], str | None]
 
 
 def _cell_tally(study: StudyFolder, cell: int) -> tuple[dict, int]:
-    """Summed tally and games of a cell's finished chunks, in chunk order up to the first
-    missing one (as the run folds them)."""
-    from vikingsim.core.results import add_tallies
-    from vikingsim.studies.dataset import read_tally, tally_path
+    """Summed tally and games of a cell's finished chunks (``dataset.cell_tally``)."""
+    from vikingsim.studies.dataset import cell_tally
 
-    tally, n, k = None, 0, 0
-    while tally_path(study.path, cell, k).exists():
-        t, meta = read_tally(tally_path(study.path, cell, k))
-        tally, n, k = add_tallies(tally, t), n + int(meta["games"]), k + 1
+    tally, n = cell_tally(study.path, cell)
     return tally or {}, n
 
 
 def _count_of_summary(spec: GameSpec, summary, tally: dict, n: int, length) -> CellCount:
+    """A cell's counts, read from its tally (``core.game.tally_counts``); ``summary`` is None
+    for a cell with no finished chunk."""
     acc = CellCount(games=n if summary else 0)
     if not summary:
         return acc
-    got = {o: int(round(summary[f"p_{o}"] * n)) for o in spec.outcomes if f"p_{o}" in summary}
-    acc.outcomes = {o: k for o, k in got.items() if k}        # as counted from rows
-    if spec.seated:
-        acc.wins = np.array([int(round(r * n)) for r in summary["win_rate"]], np.int64)
+    got = tally_counts(spec, tally, n)
+    acc.outcomes = {o: k for o, k in got.outcomes.items() if k}   # as counted from rows
+    acc.wins = got.wins
     if length is not None and f"{length}_hist" in tally:
         acc.length = np.asarray(tally[f"{length}_hist"], np.int64)
     return acc
@@ -1276,11 +1269,11 @@ def write_report(path, out=None, source: str = "auto") -> tuple[Path, list[str]]
     """Write the report of the study in folder ``path`` to ``out`` (default
     ``path/report.html``) atomically; return the file written and the findings (``source``:
     where the counts come from, see ``count_games``)."""
-    from vikingsim.core.results import _atomic_write, check_writable
+    from vikingsim.core.results import check_writable, write_atomic
 
     study = load_study(path)
     out = check_writable(Path(study.path / "report.html" if out is None else out), ".html",
                          "--out")
     text, words = render(study, source)
-    _atomic_write(out, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    write_atomic(out, lambda p: Path(p).write_text(text, encoding="utf-8"))
     return out, words

@@ -13,7 +13,6 @@ and chunks beyond its deciding chunk that were already under way are deleted.
 """
 from __future__ import annotations
 
-import functools
 import json
 import sys
 import time
@@ -21,10 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vikingsim.core.errors import InputError
+from vikingsim.core.game import tally_counts
 from vikingsim.core.inputs import changed_file
 from vikingsim.core.results import add_tallies, package_versions
 from vikingsim.studies import dataset as D
-from vikingsim.studies.plan import (Cell, Chunk, changes, chunk_size, content_hash, local_path,
+from vikingsim.studies.plan import (Cell, Chunk, changes, chunk_size, content_hash,
                                    plan_cells, plan_chunks, study_content, study_hash)
 from vikingsim.studies.spec import Study, load_study
 
@@ -44,20 +44,12 @@ class ChunkTask:
     meta: dict = field(hash=False)
 
 
-@functools.lru_cache(maxsize=64)
-def _setup(game: str, players: int, policies: tuple, options_json: str):
-    from vikingsim.games import get
-
-    spec = get(game)
-    return spec, spec.setup(json.loads(options_json), list(policies), players)
-
-
 def play_chunk(task: ChunkTask) -> dict:
     """Play one chunk, write its rows (if kept) then its tally, atomically; return the tally."""
     from vikingsim.core import config
     from vikingsim.core.runner import play_games
 
-    spec, setup = _setup(task.game, task.players, task.policies, task.options_json)
+    spec, setup = D.cell_setup(task.game, task.players, task.policies, task.options_json)
     c = task.chunk
     out = play_games(spec, setup, task.seed, c.first_game, c.first_game + c.games,
                      spec.allocate(setup, c.games), spawn_prefix=(c.cell,))
@@ -173,10 +165,10 @@ def _plan_run(study: Study, stop_when_decided: bool):
     spec = get(study.game)
     cells = plan_cells(study)
     size = chunk_size(spec, study.chunk_games)
-    states = [CellState(c, plan_chunks(c, size), _setup(spec.name, c.players, c.policies,
-                                                        _options_json(c))) for c in cells]
+    states = [CellState(c, plan_chunks(c, size),
+                        D.cell_setup(spec.name, c.players, c.policies, _options_json(c))) for c in cells]
     if stop_when_decided:
-        _check_metric(spec, states[0].game[1], study.stop)
+        _check_metric(spec, states[0].game[1], study.stop, cells[0].players)
         for s in states:
             s.stop, s.sprt = study.stop, study.stop.sprt()
     return spec, states, _manifest(study, spec, cells, size, stop_when_decided)
@@ -355,32 +347,34 @@ def _accept(root: Path, s: CellState, c: Chunk, tally: dict) -> None:
 
 def _decide(s: CellState) -> str | None:
     """The SPRT's verdict on the cell's running tally: "H0", "H1" or None (go on)."""
-    spec, setup = s.game
-    k = _metric_count(spec.summarize(setup, s.tally, s.games_done), s.stop, s.games_done)
+    spec, _ = s.game
+    k = _metric_count(spec, s.tally, s.stop, s.games_done)
     return {"accept_h0": "H0", "accept_h1": "H1"}.get(s.sprt.update(k, s.games_done))
 
 
-def _metric_count(summary: dict, stop, n: int) -> int:
-    """Successes behind the proportion ``stop.metric`` of a summary of n games."""
-    value = summary[stop.key] if stop.seat is None else summary[stop.key][stop.seat]
-    return int(round(float(value) * n))
+def _metric_count(spec, tally: dict, stop, n: int) -> int:
+    """Games counted by the proportion ``stop.metric`` in a tally of n games: wins of a seat
+    (``win_rate[seat]``) or games of an outcome (``p_<outcome>``), read as integers from the
+    tally (``core.game.tally_counts``)."""
+    counts = tally_counts(spec, tally, n)
+    if stop.key == "win_rate":
+        return int(counts.wins[stop.seat])
+    return int(counts.outcomes[stop.key[2:]])
 
 
-def _check_metric(spec, setup, stop) -> None:
-    """InputError unless ``stop.metric`` names a proportion of the game's summary (checked on
-    the summary of one throw-away game, played on the warm-up streams)."""
-    from vikingsim.core.runner import play_throwaway
+def _counted_metrics(spec, players: int) -> list[str]:
+    """The proportions a stop rule can test: each seat's win rate and each outcome's rate."""
+    seats = [f"win_rate[{k}]" for k in range(players)] if spec.seated else []
+    return seats + [f"p_{o}" for o in spec.outcomes]
 
-    out = play_throwaway(spec, setup)
-    summary = spec.summarize(setup, spec.tally(setup, out), 1)
-    value = summary.get(stop.key)
-    if stop.seat is not None:
-        value = value[stop.seat] if isinstance(value, list) and stop.seat < len(value) else None
-    keys = [k for k, v in summary.items() if not k.endswith(("_ci", "_se"))
-            and (isinstance(v, float) or isinstance(v, list) and v and isinstance(v[0], float))]
-    if not isinstance(value, float) or not 0.0 <= value <= 1.0:
+
+def _check_metric(spec, setup, stop, players: int) -> None:
+    """InputError unless ``stop.metric`` names a proportion the tally counts (a seat's win
+    rate or an outcome's rate), so the SPRT reads integer counts."""
+    allowed = _counted_metrics(spec, players)
+    if (stop.key if stop.seat is None else f"{stop.key}[{stop.seat}]") not in allowed:
         raise InputError(f"[stop] metric {stop.metric!r} is no proportion of the {spec.name} "
-                         f"summary; try one of: {', '.join(keys)}")
+                         f"summary that its tally counts; try one of: {', '.join(allowed)}")
 
 
 def _task(root: Path, study: Study, s: CellState, c: Chunk, manifest: dict) -> ChunkTask:
@@ -467,28 +461,3 @@ def _finish(root: Path, spec, states: list, manifest: dict) -> dict:
     manifest["complete"] = True
     D.write_json(root / D.MANIFEST, manifest)
     return summaries
-
-
-def cell_summaries(root, manifest: dict) -> dict:
-    """``{cell: summary}`` from the tallies of the chunks finished so far (in chunk order up
-    to the first missing one, as the run folds them)."""
-    from vikingsim.games import get
-
-    spec = get(manifest["game"])
-    out = {}
-    for entry in manifest["cells"]:
-        tally, n, k = None, 0, 0
-        while D.tally_path(root, entry["cell"], k).exists():
-            t, meta = D.read_tally(D.tally_path(root, entry["cell"], k))
-            tally, n, k = add_tallies(tally, t), n + meta["games"], k + 1
-        if n:
-            _, setup = _setup(spec.name, entry["players"], tuple(entry["policies"]),
-                              json.dumps(_run_options(manifest, entry), sort_keys=True))
-            out[entry["cell"]] = spec.summarize(setup, tally, n)
-    return out
-
-
-def _run_options(manifest: dict, entry: dict) -> dict:
-    """A cell's options with relative ``.toml`` paths read against the study file's folder."""
-    folder = Path(manifest["study_file"]).resolve().parent
-    return {k: local_path(folder, v) for k, v in entry["options"].items()}

@@ -25,7 +25,7 @@ A study file names one game and what is held fixed, then a grid of knobs to vary
 
     [stop]                           # hypothesis of --stop-when-decided (Wald SPRT per cell,
                                      # checked per chunk: conservative, see SPRT.error_rates)
-    metric = "win_rate[0]"           # a proportion of the summary, [seat] for per-seat lists
+    metric = "win_rate[0]"           # a counted proportion: win_rate[seat] or p_<outcome>
     p0 = 0.25
     p1 = 0.27
     alpha = 0.05                     # optional (default 0.05)

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from vikingsim.core import config
+from vikingsim.core.console import json_safe
 from vikingsim.core.balance_stats import interval
 from vikingsim.core.errors import InputError, warn
 from vikingsim.core.game import GameSpec
@@ -165,9 +166,9 @@ class Tournament:
 
     def write(self, out_dir) -> list[Path]:
         """CSV and Parquet tables, the summary JSON and a heatmap PNG, as one result set that
-        replaces ``out_dir`` whole (``dataset.write_folder``): a failure midway, such as a full
-        disk, leaves the folder as it was."""
-        from vikingsim.studies.dataset import write_folder
+        replaces ``out_dir`` whole (``core.atomic.write_folder``): a failure midway, such as a
+        full disk, leaves the folder as it was."""
+        from vikingsim.core.atomic import write_folder
 
         check_out(out_dir)
         files = {
@@ -177,7 +178,7 @@ class Tournament:
             "ratings.csv": lambda p: self.ratings.to_csv(p, index=False),
             "lineups.parquet": lambda p: self.lineups.to_parquet(p, index=False),
             "tournament.json": lambda p: Path(p).write_text(json.dumps(
-                _clean(self.summary()), indent=1)),
+                json_safe(self.summary()), indent=1)),
             "heatmap.png": lambda p: heatmap(self, p),
         }
         assert tuple(files) == FILES
@@ -226,12 +227,6 @@ def _probe_parent(path: Path, given: Path) -> None:
     os.rmdir(tempfile.mkdtemp(prefix=".vikingsim-probe.", dir=anc))
 
 
-def _clean(obj):
-    from vikingsim.cli import _clean as clean
-
-    return clean(obj)
-
-
 # ---- the run -------------------------------------------------------------------------------
 def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int = config.SEED,
                    options: dict | None = None, threads: int | None = None) -> Tournament:
@@ -240,6 +235,7 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     ``policies``: a comma-separated text or a list of policy texts (``name(k=v)`` allowed).
     ``n``: games per lineup; every lineup uses root ``seed`` (common random numbers).
     """
+    from vikingsim.core.game import tally_counts
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import check_count, simulate
     from vikingsim.games import get
@@ -260,7 +256,7 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     for lu in distinct:                  # truncation is reported once, below, not per lineup
         res = simulate(spec, n, seed=seed, players=k, policies=[labels[i] for i in lu],
                        options=opts, threads=threads, keep=False, warn_truncated=False)
-        wins[lu] = [int(round(w * n)) for w in res.summary["win_rate"]]
+        wins[lu] = [int(w) for w in tally_counts(spec, res.tally, n).wins]
     first = int(opts.get("first_seat", 0))               # seat 0 unless the game says otherwise
     t = Tournament(spec.name, labels, k, n, seed, opts,
                    lineups=_lineup_table(labels, distinct, wins, n),

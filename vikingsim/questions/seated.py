@@ -11,7 +11,7 @@ import pandas as pd
 
 from vikingsim.core import config
 from vikingsim.core.errors import InputError
-from vikingsim.core.game import GameSpec
+from vikingsim.core.game import GameSpec, tally_counts
 from vikingsim.core.runner import simulate
 
 
@@ -25,12 +25,14 @@ def _seated(game) -> GameSpec:
     return spec
 
 
-def _seat_rows(summary: dict, n: int, players: int) -> list[dict]:
+def _seat_rows(res, players: int) -> list[dict]:
+    """One row per seat of a run: its wins (integer counts of the tally), rate and interval."""
+    wins, summary = tally_counts(res.spec, res.tally, res.n).wins, res.summary
     rows = []
     for seat in range(players):
         p = summary["win_rate"][seat]
         lo, hi = summary["win_rate_ci"][seat]
-        rows.append({"seat": seat, "wins": round(p * n), "n": n, "p": p, "lo": lo, "hi": hi,
+        rows.append({"seat": seat, "wins": int(wins[seat]), "n": res.n, "p": p, "lo": lo, "hi": hi,
                      "fair": 1 / players})
     return rows
 
@@ -45,8 +47,8 @@ def seat_win_rates(game="raidboard", players=(2, 3, 4, 5, 6), *, n: int = 100_00
     rows = []
     for k in players:
         s = simulate(spec, n, seed=seed, players=k, policies=policies, options=options,
-                     threads=threads, keep=False).summary
-        rows += [{"players": k, **r, "edge": r["p"] - r["fair"]} for r in _seat_rows(s, n, k)]
+                     threads=threads, keep=False)
+        rows += [{"players": k, **r, "edge": r["p"] - r["fair"]} for r in _seat_rows(s, k)]
     return pd.DataFrame(rows)
 
 
@@ -65,8 +67,8 @@ def head_to_head(challenger: str, field: str, *, game="raidboard", players: int 
         pols = [field] * players
         pols[seat] = challenger
         s = simulate(spec, n, seed=seed, players=players, policies=pols, options=options,
-                     threads=threads, keep=False).summary
-        row = _seat_rows(s, n, players)[seat]
+                     threads=threads, keep=False)
+        row = _seat_rows(s, players)[seat]
         total += row["wins"]
         rows.append({"challenger": challenger, "field": field, **row, "seat": str(seat)})
     lo, hi = stats.wilson(total, n * players)

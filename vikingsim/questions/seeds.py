@@ -1,4 +1,4 @@
-"""Seeds of an experiment's runs, derived from its one root seed by ``numpy.random.SeedSequence``
+"""Seeds of a question's runs, derived from its one root seed by ``numpy.random.SeedSequence``
 spawn keys (never ``seed + 1``: neighbouring root seeds would then share runs)."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 
 def spawn_seeds(seed: int, k: int) -> list[int]:
-    """``k`` independent run seeds for an experiment rooted at ``seed``: run ``i`` gets the
+    """``k`` independent run seeds for a question rooted at ``seed``: run ``i`` gets the
     first 63 bits of ``SeedSequence(seed).spawn(k)[i]`` (spawn key ``(i,)``), a valid
     ``simulate`` seed. The same (seed, i) always gives the same run seed, whatever ``k``."""
     children = np.random.SeedSequence(seed).spawn(k)

@@ -6,7 +6,7 @@ import math
 
 from vikingsim.core import config
 from vikingsim.core.stats import put_fraction
-from vikingsim.experiments.seeds import spawn_seeds
+from vikingsim.questions.seeds import spawn_seeds
 
 
 def lagertha_experiment(n: int = 100_000, *, seed: int = config.SEED, norsemen: int = 11,

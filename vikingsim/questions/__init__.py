@@ -1,6 +1,6 @@
 """Designer questions as tidy frames and dicts. Every function runs ``vikingsim.simulate`` (or
 an exact solver) with explicit seeds, so its numbers regenerate; every proportion comes with
-its Wilson 95% interval and ``n``. Seeds of an experiment's several runs are derived from its
+its Wilson 95% interval and ``n``. Seeds of a question's several runs are derived from its
 root seed by ``SeedSequence`` spawn keys (``seeds.spawn_seeds``).
 
 - ``seated``: any seated game (``GameSpec.seated``): ``seat_win_rates`` (seat advantage by
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import importlib
 
-from vikingsim.experiments.seated import game_lengths, head_to_head, seat_win_rates
-from vikingsim.experiments.seeds import spawn_seeds
+from vikingsim.questions.seated import game_lengths, head_to_head, seat_win_rates
+from vikingsim.questions.seeds import spawn_seeds
 
 #: Public name -> the submodule that defines it (imported on first use).
 _LAZY = {"lagertha_experiment": "battle878", "norsemen_equivalent": "battle878",

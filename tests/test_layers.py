@@ -1,0 +1,80 @@
+"""Layers of the package, read from the source (every import, also those inside functions):
+core never imports the games, the study commands import no private helper of ``cli.py``,
+``studies/dataset.py`` and ``studies/run.py`` form no import cycle, and every studies module
+imports alone in a fresh interpreter."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "vikingsim"
+
+
+def _imports(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names) of every import statement in ``path`` (names empty for ``import m``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(a.name, []) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.append((node.module, [a.name for a in node.names]))
+            out += [(f"{node.module}.{a.name}", []) for a in node.names]
+    return out
+
+
+def _module(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def test_core_never_imports_the_games():
+    bad = [f"{p.name}: {m}" for p in (PKG / "core").glob("*.py") for m, _ in _imports(p)
+           if m == "vikingsim.games" or m.startswith("vikingsim.games.")]
+    assert bad == []
+
+
+def test_study_commands_import_no_private_helper_of_the_cli():
+    bad = [f"{p.name}: {n}" for p in (PKG / "studies").glob("*.py") for m, names in _imports(p)
+           if m == "vikingsim.cli" for n in names if n.startswith("_")]
+    bad += [f"{p.name}: {m}" for p in (PKG / "studies").glob("*.py") for m, _ in _imports(p)
+            if m.startswith("vikingsim.cli._")]
+    assert bad == []
+
+
+def _graph() -> dict[str, set[str]]:
+    mods = {_module(p): p for p in PKG.rglob("*.py")}
+    mods = {m.removesuffix(".__init__"): p for m, p in mods.items()}
+    return {m: {i for i, _ in _imports(p) if i in mods and i != m} for m, p in mods.items()}
+
+
+def _reaches(graph, start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        m = todo.pop()
+        if m == goal:
+            return True
+        if m not in seen:
+            seen.add(m)
+            todo += graph.get(m, ())
+    return False
+
+
+def test_dataset_and_run_form_no_import_cycle():
+    g = _graph()
+    assert _reaches(g, "vikingsim.studies.run", "vikingsim.studies.dataset")   # run uses it
+    assert not _reaches(g, "vikingsim.studies.dataset", "vikingsim.studies.run")
+
+
+def test_the_checks_see_imports_inside_functions():
+    # report.py imports dataset only inside functions
+    assert "vikingsim.studies.dataset" in {m for m, _ in _imports(PKG / "studies" / "report.py")}
+
+
+@pytest.mark.parametrize("module", sorted(_module(p) for p in (PKG / "studies").glob("*.py")))
+def test_each_studies_module_imports_alone(module):
+    r = subprocess.run([sys.executable, "-c", f"import {module.removesuffix('.__init__')}"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300,
+                       env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
