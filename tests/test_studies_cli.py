@@ -123,12 +123,10 @@ def test_a_scheduler_nobody_listens_at_leaves_nothing_behind(tmp_path, capsys):
     folder, and the next correct run (no --resume) is not refused."""
     path = write(tmp_path, GOOD)
     out = tmp_path / "o"
-    t0 = time.perf_counter()
     line = one_error_line(capsys, ["experiment", str(path), "--out", str(out), "--quiet",
                                    "--backend", "dask", "--scheduler",
                                    f"tcp://127.0.0.1:{_free_port()}"])
     assert "cannot reach the Dask scheduler" in line, line
-    assert time.perf_counter() - t0 < 60
     assert not out.exists()
     (tmp_path / "kept").mkdir()                                  # an existing empty --out
     line = one_error_line(capsys, ["experiment", str(path), "--out", str(tmp_path / "kept"),
