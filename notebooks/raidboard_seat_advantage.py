@@ -16,8 +16,8 @@
 # # Raid board: how big is the first-player advantage?
 #
 # **Headline** (re-checked by `tests/test_notebooks.py` on a fresh 400,000-game run): with the
-# `greedy` policy in every seat (`docs/rules/raidboard.md` §10) the first seat wins **29.4%** of
-# 4-player games (95% CI [29.3%, 29.5%], n = 1,000,000, seed 303) against a fair 25%. With 2
+# `greedy` policy in every seat (`docs/rules/raidboard.md` §10) the first seat wins **29.5%** of
+# 4-player games (95% CI [29.4%, 29.6%], n = 1,000,000, seed 303) against a fair 25%. With 2
 # players seat 0 wins 54.9% [54.8%, 55.0%]. Every other figure, and the answer per table size,
 # is rendered from the tables below (section 6).
 #

@@ -67,17 +67,17 @@ def test_notebook_runs(path, monkeypatch):
 def test_raidboard_headline_is_quoted():
     """test_raidboard_seat_advantage_headline re-checks the figures the notebook quotes."""
     head = " ".join(_cells(NB_DIR / "raidboard_seat_advantage.py")[0][1].split())
-    assert "**29.4%** of 4-player games (95% CI [29.3%, 29.5%], n = 1,000,000, seed 303)" in head
+    assert "**29.5%** of 4-player games (95% CI [29.4%, 29.6%], n = 1,000,000, seed 303)" in head
     assert "With 2 players seat 0 wins 54.9% [54.8%, 55.0%]" in head
 
 
 @pytest.mark.slow
 def test_raidboard_seat_advantage_headline():
-    """notebooks/raidboard_seat_advantage.py quotes seat 0 at 29.4% of 4-player games
+    """notebooks/raidboard_seat_advantage.py quotes seat 0 at 29.5% of 4-player games
     (n = 1,000,000, seed 303); a fresh 400,000-game run's interval must contain it."""
     from vikingsim import questions as ex
 
-    quoted = 0.294
+    quoted = 0.295
     df = ex.seat_win_rates(players=(4,), n=400_000, seed=303)
     row = df[df.seat == 0].iloc[0]
     assert row.lo - 0.0005 <= quoted <= row.hi + 0.0005, (quoted, row.lo, row.hi)  # rounding
