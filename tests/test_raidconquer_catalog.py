@@ -329,8 +329,10 @@ def test_unreadable_catalog_files_are_one_line(tmp_path):
     """Nesting beyond the TOML parser's recursion limit, a NUL byte in the path, a folder."""
     deep = tmp_path / "deep.toml"
     deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    folder = tmp_path / "cards.toml"                  # a folder with a catalog's name
+    folder.mkdir()
     for path, words in ((deep, "nested too deeply"), ("a\0b.toml", "embedded null byte"),
-                        (tmp_path, "cannot read")):
+                        (folder, "cannot read"), (tmp_path, "must be a .toml file")):
         with pytest.raises(InputError, match=words) as e:
             cat.load(path)
         assert "\n" not in str(e.value)
