@@ -710,3 +710,19 @@ def test_an_outcome_every_game_had_is_one_sentence_not_a_table(seats_run, tmp_pa
     section = page[page.index("<h2>Outcomes</h2>"):page.index("<h2>Game length</h2>")]
     assert "<table>" not in section and "100.0%" not in section
     assert "Every game of every cell ended in win (30,000 games)." in section
+
+
+def test_grid_finding_names_every_seat_tied_for_the_widest_spread():
+    """Two seats whose margins span the same 2 points across the grid are both named (no
+    seat is preferred by its number); a seat with a narrower span is not."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    cf = pd.DataFrame({"who": ["seat 0", "seat 0", "seat 1", "seat 1", "seat 2", "seat 2"],
+                       "cell": [0, 1, 0, 1, 0, 1], "label": ["a", "b"] * 3,
+                       "diff": [0.01, 0.03, -0.02, 0.0, 0.0, 0.005]})
+    (line,) = report._grid_findings(SimpleNamespace(keys=["k"]), cf)
+    assert line == ("Across the grid, seat 0's margin over fair goes from +1.0 points (a) to "
+                    "+3.0 points (b); seat 1's margin over fair goes from -2.0 points (a) to "
+                    "+0.0 points (b).")

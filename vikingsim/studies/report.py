@@ -684,13 +684,17 @@ def _grid_findings(study: StudyFolder, cf: pd.DataFrame) -> list[str]:
     if cf.empty or not study.keys or cf["cell"].nunique() < 2:
         return []
     span = cf.groupby("who", sort=False)["diff"].agg(lambda d: d.max() - d.min())
-    who = span.round(9).idxmax()                                # ties: the first seat/side
-    g = cf[cf["who"] == who]
-    lo, hi = g.loc[g["diff"].idxmin()], g.loc[g["diff"].idxmax()]
     if span.max() < 0.0005:
         return ["Across the grid, every margin over fair stays within 0.1 points."]
-    return [f"Across the grid, {who}'s margin over fair goes from {100 * lo['diff']:+.1f} points "
-            f"({lo['label']}) to {100 * hi['diff']:+.1f} points ({hi['label']})."]
+    widest = span.round(9)
+    tied = [w for w in span.index if widest[w] == widest.max()]   # all of them: no seat first
+    parts = []
+    for who in tied:
+        g = cf[cf["who"] == who]
+        lo, hi = g.loc[g["diff"].idxmin()], g.loc[g["diff"].idxmax()]
+        parts.append(f"{who}'s margin over fair goes from {100 * lo['diff']:+.1f} points "
+                     f"({lo['label']}) to {100 * hi['diff']:+.1f} points ({hi['label']})")
+    return [f"Across the grid, {'; '.join(parts)}."]
 
 
 def _outcome_findings(study: StudyFolder, of: pd.DataFrame, cf: pd.DataFrame) -> list[str]:
