@@ -252,3 +252,33 @@ def test_resume_refusal_names_what_changed(tmp_path, edit, words):
     with pytest.raises(InputError, match="different run") as e:
         run_study(path, tmp_path / "mine", resume=True)
     assert words in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+COMMON = """
+name = "common"
+game = "raidboard"
+games = 6000
+seed = 77
+common_seeds = true
+chunk_games = 4096
+[grid]
+policy = ["greedy", "random"]
+"""
+
+
+def test_common_seeds_cells_replay_plain_simulate(tmp_path):
+    """common_seeds = true: every cell uses the plain run's spawn keys (stream, block), so each
+    cell's games are those of `simulate` with the same seed and configuration (the games of
+    both cells share dice streams: a paired comparison), and the flag enters the study hash."""
+    from vikingsim.core.runner import simulate
+
+    res = run(tmp_path, "common", text=COMMON, workers=1)
+    rows = open_study(res.root).games()
+    for cell, policy in ((0, "greedy"), (1, "random")):
+        plain = simulate("raidboard", 6000, seed=77, players=4, policies=[policy], keep=True)
+        got = rows[rows.cell == cell].sort_values("game_id")
+        assert np.array_equal(got["winner"].to_numpy(), plain.out["winner"])
+    split = run(tmp_path, "split", text=COMMON.replace("common_seeds = true\n", ""), workers=1)
+    assert split.manifest["study_hash"] != res.manifest["study_hash"]
+    assert not open_study(split.root).games(cell=0)["winner"].equals(
+        open_study(res.root).games(cell=0)["winner"])

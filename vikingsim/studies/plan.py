@@ -4,7 +4,11 @@ Cell ``c`` is the ``c``-th combination of the grid (product of the ``[grid]`` ax
 order, then the ``[[cases]]``). Its games are cut into chunks of ``chunk_games`` (whole RNG
 blocks); block ``b`` of cell ``c`` uses ``SeedSequence(seed, spawn_key=(c, stream, b))``, so a
 game's numbers depend only on (seed, cell, game), never on the chunk size, the order, the
-backend or the worker count.
+backend or the worker count. With ``common_seeds = true`` every cell uses
+``SeedSequence(seed, spawn_key=(stream, b))``, the keys of a plain ``vikingsim simulate`` run:
+cells then differ only by their configuration (common random numbers, for paired
+comparisons such as tournaments, restricted play and ladders), and a one-cell study plays the
+same games as ``simulate`` with the same seed.
 """
 from __future__ import annotations
 
@@ -158,13 +162,20 @@ def plan_chunks(cell: Cell, chunk_games: int) -> list[Chunk]:
             for k, g0 in enumerate(range(0, cell.games, chunk_games))]
 
 
+def seed_prefix(study: Study, cell: int) -> tuple:
+    """The spawn-key prefix of ``cell``'s streams: ``(cell,)``, or ``()`` under common seeds."""
+    return () if study.common_seeds else (cell,)
+
+
 def study_content(study: Study, cells: list[Cell], chunk_games: int, rules_version: str) -> dict:
     """What the dataset holds (game, rules version, seed, chunking, rows, every cell's
     configuration and size), as JSON values: what :func:`study_hash` hashes, kept in the
     manifest so that a refused ``--resume`` can name what changed (:func:`changes`)."""
     return json.loads(json.dumps({"game": study.game, "rules_version": rules_version,
                                   "seed": study.seed, "chunk_games": chunk_games,
-                                  "rows": study.rows, "cells": [c.manifest() for c in cells]},
+                                  "rows": study.rows, "cells": [c.manifest() for c in cells],
+                                  # only when on, so the hash of every older study is unchanged
+                                  **({"common_seeds": True} if study.common_seeds else {})},
                                  default=str))
 
 

@@ -25,7 +25,8 @@ from vikingsim.core.inputs import changed_file
 from vikingsim.core.results import add_tallies, package_versions
 from vikingsim.studies import dataset as D
 from vikingsim.studies.plan import (Cell, Chunk, changes, chunk_size, content_hash,
-                                   plan_cells, plan_chunks, study_content, study_hash)
+                                   plan_cells, plan_chunks, seed_prefix, study_content,
+                                   study_hash)
 from vikingsim.studies.spec import Study, load_study
 
 
@@ -42,6 +43,7 @@ class ChunkTask:
     chunk: Chunk
     rows: bool
     meta: dict = field(hash=False)
+    prefix: tuple = None             # spawn-key prefix (plan.seed_prefix); None: (cell,)
 
 
 def play_chunk(task: ChunkTask) -> dict:
@@ -52,7 +54,8 @@ def play_chunk(task: ChunkTask) -> dict:
     spec, setup = D.cell_setup(task.game, task.players, task.policies, task.options_json)
     c = task.chunk
     out = play_games(spec, setup, task.seed, c.first_game, c.first_game + c.games,
-                     spec.allocate(setup, c.games), spawn_prefix=(c.cell,))
+                     spec.allocate(setup, c.games),
+                     spawn_prefix=(c.cell,) if task.prefix is None else task.prefix)
     D.cell_dir(task.root, c.cell).mkdir(parents=True, exist_ok=True)
     if task.rows:
         def frames():
@@ -380,12 +383,14 @@ def _check_metric(spec, setup, stop, players: int) -> None:
 def _task(root: Path, study: Study, s: CellState, c: Chunk, manifest: dict) -> ChunkTask:
     meta = {"study_hash": manifest["study_hash"], "cell": c.cell, "chunk": c.chunk,
             "first_game": c.first_game, "games": c.games,
-            "seed_keys": {"entropy": study.seed, "spawn_key": [c.cell, "stream", "block"],
+            "seed_keys": {"entropy": study.seed,
+                          "spawn_key": [*seed_prefix(study, c.cell), "stream", "block"],
                           "blocks": [c.first_game // s.game[0].block_games,
                                      -(-(c.first_game + c.games) // s.game[0].block_games)]},
             "rules_version": manifest["rules_version"]}
     return ChunkTask(str(root), study.game, s.cell.players, s.cell.policies,
-                     _options_json(s.cell), study.seed, c, study.rows, meta)
+                     _options_json(s.cell), study.seed, c, study.rows, meta,
+                     seed_prefix(study, c.cell))
 
 
 def _options_json(cell: Cell) -> str:

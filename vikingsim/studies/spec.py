@@ -11,6 +11,8 @@ A study file names one game and what is held fixed, then a grid of knobs to vary
     seed = 303                       # root seed
     chunk_games = 1_048_576          # optional: games per chunk (rounded up to RNG blocks)
     rows = true                      # optional: false keeps only the tallies (no per-game rows)
+    common_seeds = false             # optional: true gives every cell the same games' seeds
+                                     # (common random numbers: paired comparisons)
 
     [options]                        # fixed game options (vikingsim games lists them)
     variant = "circular"
@@ -50,8 +52,8 @@ from vikingsim.core.balance_stats import SPRT
 from vikingsim.core.errors import InputError
 
 #: Top-level keys of a study file.
-KEYS = ("name", "title", "game", "players", "policies", "games", "seed", "chunk_games", "rows",
-        "options", "grid", "cases", "stop", "report")
+KEYS = ("name", "title", "game", "players", "policies", "games", "seed", "common_seeds",
+        "chunk_games", "rows", "options", "grid", "cases", "stop", "report")
 #: Largest grid axis a range may make, and largest number of cells.
 MAX_VALUES, MAX_CELLS = 1000, 100_000
 MAX_GAMES = 10**12
@@ -90,6 +92,7 @@ class Study:
     policies: tuple = ()
     chunk_games: int = DEFAULT_CHUNK_GAMES
     rows: bool = True
+    common_seeds: bool = False       # every cell uses spawn key (stream, block): see plan.py
     title: str = ""
     options: dict = field(default_factory=dict)
     grid: tuple = ()                 # ((knob, (values...)), ...)
@@ -159,6 +162,7 @@ def _study(path: str, text: str, data: dict) -> Study:
         chunk_games=_int(data, "chunk_games", 1, 10**9) if "chunk_games" in data
         else DEFAULT_CHUNK_GAMES,
         rows=_typed(data, "rows", bool, True),
+        common_seeds=_typed(data, "common_seeds", bool, False),
         options=options, grid=grid, cases=cases,
         stop=_stop(data["stop"]) if "stop" in data else None,
         report=_typed(data, "report", dict, {}))
