@@ -134,6 +134,20 @@ def load_study(path) -> Study:
         raise InputError(f"{where}: {e}") from None
 
 
+def study_from_dict(data: dict, path) -> Study:
+    """A study made by a command (tournament lineups, balance batches, restricted play, a
+    skill ladder) from the same keys as a study file: ``data`` is written as TOML text (kept
+    in the manifest as ``study_toml``, so the generated study reads like a hand-written one)
+    and checked like a file; ``path`` (need not exist) anchors relative paths and names it."""
+    import tomli_w
+
+    text = tomli_w.dumps(data)
+    try:
+        return _study(str(path), text, data)
+    except InputError as e:
+        raise InputError(f"study {Path(path).stem!r}: {e}") from None
+
+
 def _study(path: str, text: str, data: dict) -> Study:
     unknown = [k for k in data if k not in KEYS]
     if unknown:
