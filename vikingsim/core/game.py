@@ -93,6 +93,14 @@ class GameSpec:
         id of ``out`` row 0 as the keyword ``game0`` of ``play_block``/``reference_block``, so
         its games do not depend on segment or chunk size; the registry's chunking test plays
         each such option at two chunk sizes.
+    elements : callable, optional
+        ``elements(setup) -> tuple[str, ...]``: the names a seat's policy parameter ``forbid``
+        accepts in this setup (cards, actions or policy options a seat can be denied:
+        restricted play, ``vikingsim importance``); None when the game has none.
+    element_stats : callable, optional
+        ``element_stats(setup, tally) -> DataFrame``: the tidy per-seat, per-element table
+        (bought/taken, played, in the final deck, first round, win rate when taken or not)
+        read from the run's tally counters; None when the kernel counts none.
     block_games : int
         Games per RNG block (``core/rng.py``): fixed per game, part of its results' identity.
         Fast games use bigger blocks so the per-block cost (two Generators and a kernel
@@ -128,6 +136,8 @@ class GameSpec:
     block_games: int = config.BLOCK_GAMES
     first_player_option: str | None = None
     game_id_options: dict = field(default_factory=dict)
+    elements: Callable[..., tuple] | None = None
+    element_stats: Callable[..., Any] | None = None
 
     @property
     def rng_scheme(self) -> str:
