@@ -240,7 +240,7 @@ def _manifest(study: Study, spec, cells: list, size: int, stop_when_decided: boo
             "study_file": study.path, "study_toml": study.text, "game": spec.name,
             "rules_version": spec.rules_version, "versions": package_versions(),
             "root_seed": study.seed, "chunk_games": size, "grid_keys": study.grid_keys,
-            "report": study.report, "rows": study.rows, "stop": stop,
+            "report": study.report, "kind": study.kind, "rows": study.rows, "stop": stop,
             "stop_when_decided": stop_when_decided,
             "study_hash": content_hash(content), "study_content": content,
             "complete": False,

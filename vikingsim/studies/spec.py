@@ -34,6 +34,10 @@ A study file names one game and what is held fixed, then a grid of knobs to vary
     beta = 0.05                      # optional (default 0.05)
 
     [report]                         # what to report: kept as given in study.json
+
+A study made by a command (``study_from_dict``) names that command's ``kind`` (a key of
+``vikingsim.studies.kinds.KINDS``: "tournament", "importance", ...), which tells
+``vikingsim report`` how to read its cells; ``[report]`` then holds what that kind needs.
     metrics = ["win_rate"]
 
 A knob is ``players``, a game option, ``policy`` (every seat's policy text), ``policy.<seat>``
@@ -53,7 +57,7 @@ from vikingsim.core.errors import InputError
 
 #: Top-level keys of a study file.
 KEYS = ("name", "title", "game", "players", "policies", "games", "seed", "common_seeds",
-        "chunk_games", "rows", "options", "grid", "cases", "stop", "report")
+        "chunk_games", "rows", "options", "grid", "cases", "stop", "report", "kind")
 #: Largest grid axis a range may make, and largest number of cells.
 MAX_VALUES, MAX_CELLS = 1000, 100_000
 MAX_GAMES = 10**12
@@ -99,6 +103,7 @@ class Study:
     cases: tuple = ()                # ({knob: value}, ...)
     stop: StopRule | None = None
     report: dict = field(default_factory=dict)
+    kind: str = ""                   # "" (a study file) or a key of studies.kinds.KINDS
 
     @property
     def folder(self) -> Path:
@@ -179,7 +184,16 @@ def _study(path: str, text: str, data: dict) -> Study:
         common_seeds=_typed(data, "common_seeds", bool, False),
         options=options, grid=grid, cases=cases,
         stop=_stop(data["stop"]) if "stop" in data else None,
-        report=_typed(data, "report", dict, {}))
+        report=_typed(data, "report", dict, {}),
+        kind=_kind(_typed(data, "kind", str, "")))
+
+
+def _kind(kind: str) -> str:
+    from vikingsim.studies.kinds import KINDS
+
+    if kind and kind not in KINDS:
+        raise InputError(f"kind {kind!r} is none of: {', '.join(KINDS)}")
+    return kind
 
 
 def _typed(data: dict, key: str, kind: type, default=None):
