@@ -8,7 +8,7 @@ from vikingsim.studies.dataset import open_study
 from vikingsim.studies.run import run_study
 from tests.test_studies_run import write
 
-# Seat 0 of a 4-player raid board game wins about 29.4% (notebooks/raidboard_seat_advantage):
+# Seat 0 of a 4-player raid board game wins about 29.5% (notebooks/raidboard_seat_advantage):
 # H0 p = 0.25 against H1 p = 0.29 is decided for H1 in a few chunks; when seat 0 moves last
 # (first_seat = 1: seat 0 is the fourth to move, about 21%) for H0.
 STOP_STUDY = """
