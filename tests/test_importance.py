@@ -161,7 +161,9 @@ def test_report_hooks(runs, tmp_path):
     lo = by_seat[by_seat.element == "lost_opponent"]
     assert lo["difference"].mean() == pytest.approx(tables["importance"].iloc[0]["worth"])
     found = I.report_findings(data)
-    assert found[0].startswith("Denying a seat lost_opponent costs it +")
+    assert found[0].startswith("Denying a seat lost_opponent costs it ")
+    top = tables["importance"].iloc[0]
+    assert f"{100 * top['worth']:.2f} points of win rate [{100 * top['lo']:.2f}, " in found[0]
     assert "Never used by the policy" in found[-1] and "baltic_sea" in found[-1]
     paths = I.report_figures(data, tmp_path)
     assert [p.name for p in paths] == ["importance.png"] and paths[0].stat().st_size > 1000

@@ -289,13 +289,13 @@ def report_findings(data) -> list[str]:
                    f"{t.iloc[0]['element']}'s, {_pts(t.iloc[0]['worth'])} points "
                    f"[{_pts(t.iloc[0]['lo'])}, {_pts(t.iloc[0]['hi'])}].")
     for _, r in found[found["worth"] > 0].head(3).iterrows():
-        out.append(f"Denying a seat {r['element']} costs it {_pts(r['worth'])} points of win "
-                   f"rate [{_pts(r['lo'])}, {_pts(r['hi'])}] (rank {r['rank']} of {len(t)}, "
+        out.append(f"Denying a seat {r['element']} costs it {100 * r['worth']:.2f} points of "
+                   f"win rate [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}] (rank {r['rank']} of {len(t)}, "
                    f"Holm p = {r['p_holm']:.2g}; {how} {games}).")
     for _, r in found[found["worth"] < 0].sort_values("worth").head(3).iterrows():
         out.append(f"Denying a seat {r['element']} raises its win rate by "
-                   f"{_pts(-r['worth'])[1:]} points [{_pts(-r['hi'])[1:]}, "
-                   f"{_pts(-r['lo'])[1:]}]: the policy chooses it to its own cost (Holm "
+                   f"{-100 * r['worth']:.2f} points [{-100 * r['hi']:.2f}, "
+                   f"{-100 * r['lo']:.2f}]: the policy chooses it to its own cost (Holm "
                    f"p = {r['p_holm']:.2g}).")
     unused = t[t["unused"] == True]                                   # noqa: E712 (None = unknown)
     if len(unused):
@@ -330,11 +330,11 @@ def report_figures(data, folder) -> list:
 def format_table(t) -> str:
     """The ranked table as text, worths in win-rate points."""
     lines = [f"{'rank':>4}  {'element':<24} {'worth':>7}  {'95% interval':<17} "
-             f"{'p_holm':>7}  {'≠0':<3}"]
+             f"{'p_holm':>8}  nonzero"]
     for _, r in t.iterrows():
         lines.append(f"{r['rank']:>4}  {r['element']:<24} {_pts(r['worth']):>7}  "
-                     f"[{_pts(r['lo'])}, {_pts(r['hi'])}]".ljust(58)
-                     + f" {r['p_holm']:>7.3g}  {'yes' if r['nonzero'] else 'no':<3}")
+                     f"{'[' + _pts(r['lo']) + ', ' + _pts(r['hi']) + ']':<17} "
+                     f"{r['p_holm']:>8.3g}  {'yes' if r['nonzero'] else 'no'}")
     lines.append(f"worth = mean over seats of (baseline win rate - win rate when denied), in "
                  f"points; interval: {t['interval'].iloc[0]}, {int(t['games'].min()):,} games")
     return "\n".join(lines)
