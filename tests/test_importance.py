@@ -22,6 +22,7 @@ import pytest
 from scipy import stats
 
 from vikingsim.cli import main
+from vikingsim.core.errors import InputError
 from vikingsim.studies import importance as I
 from vikingsim.studies.dataset import cell_tally, open_study
 from vikingsim.studies.kinds import expand
@@ -190,6 +191,15 @@ def test_a_kind_importance_study_file_makes_the_same_study(tmp_path):
     bad.write_text(path.read_text().replace("[report]", "[grid]\nstart_gold = [10, 20]\n"
                                             "[report]"))
     assert main(["experiment", str(bad), "--out", str(tmp_path / "o")]) == 2
+    # the text a run keeps (its cases written out) reads back as the same study
+    kept = tmp_path / "kept.toml"
+    kept.write_text(built.text)
+    again = expand(load_study(kept))
+    assert again.cases == built.cases and again.kind == "importance"
+    other = tmp_path / "other.toml"
+    other.write_text(built.text.replace('"policy.2.forbid"', '"policy.1.forbid"', 1))
+    with pytest.raises(InputError, match="drop \\[grid\\] and \\[\\[cases\\]\\]"):
+        expand(load_study(other))
 
 
 def one_line(capsys, args):

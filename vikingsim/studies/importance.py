@@ -56,18 +56,24 @@ def build_study(game: str, *, games: int, seed: int, players: int | None = None,
 def expand_study(study):
     """A study file of kind "importance" (no ``[grid]`` or ``[[cases]]``; optional
     ``[report] elements = [...]``) made into its generated cells, as ``vikingsim importance``
-    would make them from the same values."""
+    would make them from the same values. The text a run keeps (``study_toml``, cases
+    written out) reads back as the same study; other cases are refused."""
     import tomllib
 
-    if study.grid or study.cases:
-        raise InputError(f"study file {study.path!r}: a kind = \"importance\" study makes its "
-                         f"cells from its elements; drop [grid] and [[cases]]")
+    bad = f"study file {study.path!r}: a kind = \"importance\" study makes its cells from its " \
+          f"elements; drop [grid] and [[cases]]"
+    if study.grid:
+        raise InputError(bad)
     data = tomllib.loads(study.text)
     if data.get("common_seeds") is False:
         raise InputError(f"study file {study.path!r}: restricted play pairs its cells on common "
                          f"seeds; drop common_seeds = false")
     data.pop("kind", None)
-    return _generate(data, Path(study.path))
+    given = data.pop("cases", None)
+    made = _generate(data, Path(study.path))
+    if given is not None and tuple(given) != made.cases:
+        raise InputError(bad)
+    return made
 
 
 def _generate(data: dict, path: Path):

@@ -165,6 +165,8 @@ GAME = GameSpec(
     summarize=summarize,
     trace=trace,
     rules_version=RULES_VERSION,
+    help_text=("every policy takes forbid=ELEMENT[+ELEMENT...], choices the seat may not make "
+               f"(restricted play, §10.5; vikingsim importance): {', '.join(ELEMENTS)}"),
     outcomes=OUTCOMES,
     seated=True,
     first_player_option="first_seat",
