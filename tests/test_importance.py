@@ -126,6 +126,25 @@ def test_paired_interval_is_scipys_t_interval_of_the_stored_rows(runs):
     np.testing.assert_allclose(t["p_holm"], _holm(t["p"].to_numpy()), rtol=1e-12)
 
 
+def test_pairs_are_matched_by_game_id_when_a_chunk_is_missing(runs, tmp_path):
+    import shutil
+
+    root = tmp_path / "gap"
+    shutil.copytree(runs[0].root, root)
+    data = open_study(root)
+    _, cells = I.cell_map(data.manifest)
+    for p in (root / "data" / f"cell={cells[('lost_opponent', 1)]}").glob("chunk-000000.*"):
+        p.unlink()                                    # that cell lacks its first chunk
+    kept = data.games(cell=cells[("lost_opponent", 1)], columns=["winner"])["game_id"]
+    assert 0 < len(kept) < N
+    d = _paired_differences(open_study(runs[0].root))["lost_opponent"]
+    want = d.loc[kept.to_numpy()]
+    t = I.worth_table(data).set_index("element")
+    assert t.loc["lost_opponent", "games"] == len(kept)
+    assert t.loc["lost_opponent", "worth"] == pytest.approx(want.mean(), abs=1e-15)
+    assert t.loc["north_sea", "games"] == N
+
+
 def test_unpaired_interval_from_the_counts_and_the_same_worth(runs):
     paired, counts = (open_study(r.root) for r in runs)
     t = I.worth_table(counts).set_index("element")

@@ -185,19 +185,25 @@ def seat_table(data):
 
 
 def _paired(data, base: int, cells: dict, elements: list, players: int) -> dict:
-    """{element: per-game D_g} over the games every cell of it and the baseline finished."""
+    """{element: per-game D_g} over the games (by ``game_id``, common seeds) that every cell
+    of the element and the baseline has finished."""
     import numpy as np
 
-    want = [base, *cells.values()]
-    df = data.games(cell=want, columns=["winner"])
-    winners = {c: g["winner"].to_numpy(np.int64) for c, g in df.groupby("cell")}
+    missing = -2                                               # no winner is -1
+    df = data.games(cell=[base, *cells.values()], columns=["winner"])
+    size = int(df["game_id"].max()) + 1
+    winners = {}
+    for c, g in df.groupby("cell"):
+        w = np.full(size, missing, np.int64)
+        w[g["game_id"].to_numpy()] = g["winner"].to_numpy()
+        winners[c] = w
     out = {}
     for e in elements:
-        own = [winners[cells[(e, s)]] for s in range(players)]
-        n = min(len(winners[base]), *map(len, own))
-        d = (winners[base][:n] >= 0).astype(np.float64)      # sum_s 1[baseline winner = s]
+        w = np.stack([winners[base], *(winners[cells[(e, s)]] for s in range(players))])
+        w = w[:, (w != missing).all(axis=0)]                   # games all of them finished
+        d = (w[0] >= 0).astype(np.float64)                     # sum_s 1[baseline winner = s]
         for s in range(players):
-            d -= own[s][:n] == s
+            d -= w[1 + s] == s
         out[e] = d / players
     return out
 
