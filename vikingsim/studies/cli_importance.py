@@ -5,10 +5,11 @@ from __future__ import annotations
 from vikingsim.core import config
 
 HELP = "restricted play: what each card, action or policy option is worth to the seat using it"
-EXAMPLES = """scheme: one baseline cell and, per element and seat, a cell where that seat's policy has
-forbid=<element>; every cell plays the same -n games (common seeds). worth = mean over seats of
-(baseline win rate - win rate when denied), with a paired interval (per-game differences) or,
-with --no-rows, an unpaired one from the win counts; Holm-adjusted p-values for worth != 0.
+EXAMPLES = """scheme: one baseline cell and, per element and seat, a cell where that seat's policy
+has forbid=<element>; every cell plays the same -n games (common seeds). worth = mean over
+seats of (baseline win rate - win rate when denied), with a paired interval (per-game
+differences) or, with --no-rows, an unpaired one from the win counts; Holm-adjusted p-values
+for worth != 0.
 The run is a study (resumable, --backend dask); 'vikingsim report DIR' draws its bar chart.
 
 examples:
@@ -55,11 +56,11 @@ def run(args) -> int:
     from vikingsim.studies import importance
     from vikingsim.studies.run import run_study
 
+    elements = None if args.elements is None else [e.strip() for e in args.elements.split(",")]
     study = importance.build_study(
         args.game, games=check_count("-n", args.n, 1, 10**12), seed=args.seed,
         players=args.players, policies=args.policy or (), options=parse_assignments(args.sets),
-        elements=None if args.elements is None else args.elements.split(","),
-        rows=not args.no_rows, chunk_games=args.chunk_games)
+        elements=elements, rows=not args.no_rows, chunk_games=args.chunk_games)
     try:
         res = run_study(study, args.out or f"results/{study.name}", backend=args.backend,
                         workers=args.workers, scheduler=args.scheduler, resume=args.resume,

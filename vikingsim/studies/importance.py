@@ -245,7 +245,16 @@ def _unpaired_row(wins: dict, base: int, cells: dict, e: str, players: int) -> d
 
 def worth_table(data):
     """The ranked table: one row per element (rank, element, worth, lo, hi, se, p, p_holm,
-    nonzero, interval, games, unused), best first; worths are win-rate fractions."""
+    nonzero, interval, games, unused), best first; worths are win-rate fractions. Kept on
+    ``data`` (the report asks for it three times), keyed by the games the cells have done."""
+    key = tuple(c["games_done"] for c in data.manifest["cells"])
+    cached = getattr(data, "_importance_table", None)
+    if cached is None or cached[0] != key:
+        data._importance_table = (key, _worth_table(data))
+    return data._importance_table[1].copy()
+
+
+def _worth_table(data):
     import pandas as pd
 
     m = data.manifest
@@ -302,8 +311,8 @@ def report_findings(data) -> list[str]:
                    f"[{_pts(t.iloc[0]['lo'])}, {_pts(t.iloc[0]['hi'])}].")
     for _, r in found[found["worth"] > 0].head(3).iterrows():
         out.append(f"Denying a seat {r['element']} costs it {100 * r['worth']:.2f} points of "
-                   f"win rate [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}] (rank {r['rank']} of {len(t)}, "
-                   f"Holm p = {r['p_holm']:.2g}; {how} {games}).")
+                   f"win rate [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}] (rank {r['rank']} "
+                   f"of {len(t)}, Holm p = {r['p_holm']:.2g}; {how} {games}).")
     for _, r in found[found["worth"] < 0].sort_values("worth").head(3).iterrows():
         out.append(f"Denying a seat {r['element']} raises its win rate by "
                    f"{-100 * r['worth']:.2f} points [{-100 * r['hi']:.2f}, "
