@@ -11,7 +11,7 @@ from vikingsim.core.runner import simulate
 from vikingsim.core.testing import ScriptedUniform
 from vikingsim.games.raidboard import GAME
 from vikingsim.games.raidboard.policies import ELEMENTS, compile_policies
-from vikingsim.games.raidboard.rules import SEA_SPACES, SPACE_NAMES
+from vikingsim.games.raidboard.rules import SEA_SPACES, SPACE_NAMES, Rules
 from tests.test_raidboard_rules import ENGINES, run_turn
 
 #: Seat 0 on Iceland (5) rolls 4 -> Winds of Thor (9), Exploration; the sea roll 6 is the
@@ -40,6 +40,19 @@ def test_greedy_sails_to_the_first_sea_ahead_it_may_use(engine, forbid, want):
     s = run_turn(engine, TO_EXPLORATION["faces"], pos=TO_EXPLORATION["pos"],
                  policy=f"greedy(forbid={forbid})")
     assert s["pos"][0] == want and s["dice_left"] == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("forbid,want", [("", 7), ("atlantic_ocean", 3),
+                                         ("atlantic_ocean+norwegian_sea", 16)])
+def test_greedy_heading_backward_takes_the_first_allowed_sea_behind(engine, forbid, want):
+    # Ends of the Earth (§9.2): from Ireland (13) heading backward, a 4 reaches Winds of Thor
+    # (9). The search walks 8, 7 (Atlantic Ocean), ..., 3 (Norwegian Sea), ..., 0, turns
+    # round at the end and walks 1, 2, ... forward: with both seas behind forbidden, the
+    # first allowed one is North Sea (16). The sea roll 6 keeps the fleet there.
+    s = run_turn(engine, [4, 6], pos=[13, 0], fdir=[-1, 1], rules=Rules(variant="ends-of-earth"),
+                 policy=f"greedy(forbid={forbid})")
+    assert s["pos"][0] == want
 
 
 @pytest.mark.parametrize("engine", ENGINES)
