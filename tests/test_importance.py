@@ -168,7 +168,8 @@ def test_unpaired_interval_from_the_counts_and_the_same_worth(runs):
         assert (t.loc[e, "lo"], t.loc[e, "hi"]) == pytest.approx(
             (worth - z * se, worth + z * se), rel=1e-9)
         assert t.loc[e, "p"] == pytest.approx(2 * stats.norm.sf(abs(worth) / se), rel=1e-9)
-    # common seeds correlate the cells positively: the paired interval is the narrower one
+    # common seeds: in games a restriction leaves unchanged the seats' wins are exclusive
+    # across the cells (negatively correlated terms), so the paired interval is narrower
     assert tp.loc["lost_opponent", "se"] < t.loc["lost_opponent", "se"]
 
 

@@ -10,7 +10,9 @@ and, per element ``e`` and seat ``s``, a cell where seat ``s``'s policy has ``fo
 is estimated from the per-game differences ``D_g = (1/K) sum_s (1[baseline winner_g = s] -
 1[winner_g of cell (e, s) = s])`` when the study keeps rows (a paired t interval), and from
 the cells' win counts otherwise (an unpaired normal interval that treats the cells as
-independent: valid, but wider, since common seeds correlate them positively). The elements
+independent; on common seeds a game the restriction leaves unchanged has one winner in
+every cell, so the seats' terms are negatively correlated and the interval is usually a
+little wider than it needs to be). The elements
 are ranked by worth; "worth != 0" is tested per element and the p-values Holm-adjusted
 (statsmodels ``multipletests``). ``docs/importance.md`` says what the worth means.
 
