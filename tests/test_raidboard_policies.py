@@ -18,12 +18,16 @@ K = plain_module("vikingsim.games.raidboard.kernel")
 def test_every_policy_is_registered_with_declared_parameters():
     assert set(GAME.policy_types) == set(GAME.policies) == set(POLICY_TYPES)
     opts = policies.param_options(Lookahead)
-    assert list(opts) == ["settle_value", "miss_cost"]
-    for o in opts.values():
+    assert list(opts) == ["settle_value", "miss_cost", "forbid"]
+    for o in (opts["settle_value"], opts["miss_cost"]):
         assert o.kind == "float" and o.help and "§10.4" in o.help and (o.lo, o.hi) == (0, 1000)
     # §10.4: settle_value = 12 Gold, miss_cost = 6 Gold (assumptions)
     assert (opts["settle_value"].default, opts["miss_cost"].default) == (12.0, 6.0)
-    assert policies.param_options(POLICY_TYPES["greedy"]) == {}
+    # §10.5: every policy takes forbid (restricted play), "" = nothing forbidden
+    for cls in POLICY_TYPES.values():
+        o = policies.param_options(cls)["forbid"]
+        assert o.kind == "str" and o.default == "" and "§10.5" in o.help
+    assert list(policies.param_options(POLICY_TYPES["greedy"])) == ["forbid"]
 
 
 def test_settle_value_changes_the_exploration_choice():

@@ -33,10 +33,13 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from vikingsim.core.console import Terminated, print_json
+    from vikingsim.studies.kinds import expand
     from vikingsim.studies.run import run_study
+    from vikingsim.studies.spec import load_study
 
+    study = expand(load_study(args.file))       # a kind's file may make its own cells
     try:
-        res = run_study(args.file, args.out, backend=args.backend, workers=args.workers,
+        res = run_study(study, args.out, backend=args.backend, workers=args.workers,
                         scheduler=args.scheduler, resume=args.resume,
                         stop_when_decided=args.stop_when_decided, progress=not args.quiet)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)

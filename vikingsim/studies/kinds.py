@@ -12,4 +12,17 @@ A plain study file has kind "" and gets the generic page only.
 """
 #: kind -> module (imported only when a study of that kind is reported).
 KINDS: dict[str, str] = {
+    "importance": "vikingsim.studies.importance",
 }
+
+
+def expand(study):
+    """A study file of a kind whose module defines ``expand_study(study)`` (its cells made
+    from the file's values, e.g. restricted play's elements x seats) made into those cells;
+    any other study as it is."""
+    import importlib
+
+    if not study.kind:
+        return study
+    module = importlib.import_module(KINDS[study.kind])
+    return module.expand_study(study) if hasattr(module, "expand_study") else study

@@ -206,7 +206,9 @@ def ensure_study(path, *, games: int, results="results", progress: bool = False)
     replaced. Returns :func:`vikingsim.studies.dataset.open_study` of the folder used."""
     import shutil
 
-    study = load_study(path)
+    from vikingsim.studies.kinds import expand
+
+    study = expand(load_study(path))
     full = Path(results) / study.name
     if _holds(full, study):
         return D.open_study(full)

@@ -18,7 +18,8 @@ from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
 from vikingsim.games.raidboard import invariants, kernel, reference
-from vikingsim.games.raidboard.policies import POLICY_HELP, POLICY_TYPES, compile_policies
+from vikingsim.games.raidboard.policies import (ELEMENTS, POLICY_HELP, POLICY_TYPES,
+                                                compile_policies)
 from vikingsim.games.raidboard.rules import N_SPACES, Rules
 
 __all__ = ["GAME", "OPTIONS", "Rules", "simulate"]
@@ -53,6 +54,13 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
                          f"with {richest} Gold, not below target_gold={rules.target_gold}")
     kinds, params = compile_policies(policies)
     return Setup(rules, rules.compile(), kinds, params, tuple(policies))
+
+
+def elements(s: Setup) -> tuple:
+    """What a seat's ``forbid`` accepts (raidboard §10.5): each sea as Exploration target,
+    ``lost_opponent`` and ``lost_own`` (the two kinds of Lost removal); the same in every
+    setup."""
+    return ELEMENTS
 
 
 def allocate(s: Setup, n: int) -> dict:
@@ -157,11 +165,14 @@ GAME = GameSpec(
     summarize=summarize,
     trace=trace,
     rules_version=RULES_VERSION,
+    help_text=("every policy takes forbid=ELEMENT[+ELEMENT...], choices the seat may not make "
+               f"(restricted play, §10.5; vikingsim importance): {', '.join(ELEMENTS)}"),
     outcomes=OUTCOMES,
     seated=True,
     first_player_option="first_seat",
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
+    elements=elements,
     bench_options={},
     bench_players=4,
 )

@@ -18,7 +18,8 @@ kingdoms), move die, then per space: own-territory 1d6 / sea 1d6 / raid 2d6 (+2d
 """
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.raidboard.policies import PolicyKind
+from vikingsim.games.raidboard.policies import (
+    FORBID_COL, FORBID_LOST_OPPONENT, FORBID_LOST_OWN, PolicyKind)
 from vikingsim.games.raidboard.rules import (
     LAST_SPACE, N_SPACES, TERRITORIES_PER_REGION, Region, RuleSlot, Space)
 
@@ -146,12 +147,23 @@ def _landing_value(ri, kind, region, owner, seat, space, settle_value, miss_cost
 
 @jit(nrt=False)
 def _choose_exploration(ri, kind, region, seas, owner, pos, fdir, seat, pkind, params, pol_rng):
-    """Exploration target (§6.5): a sea space index, by policy (§10.2, §10.4)."""
+    """Exploration target (§6.5): a sea space index, by policy (§10.2, §10.4), among the seas
+    the seat is not forbidden (§10.5: flag ``params[FORBID_COL + j]`` for ``seas[j]``)."""
     if pkind == PolicyKind.RANDOM:
-        return seas[int(pol_rng.random() * seas.shape[0])]
+        n_ok = 0
+        for j in range(seas.shape[0]):
+            n_ok += params[FORBID_COL + j] == 0.0
+        pick = int(pol_rng.random() * n_ok)
+        for j in range(seas.shape[0]):
+            if params[FORBID_COL + j] == 0.0:
+                if pick == 0:
+                    return seas[j]
+                pick -= 1
     if pkind == PolicyKind.LOOKAHEAD:
         best, best_v = seas[0], -1e300
         for j in range(seas.shape[0]):
+            if params[FORBID_COL + j] != 0.0:
+                continue
             q = seas[j]
             v = 0.0
             for roll in range(1, STORM_FACE):             # §6.4: 1-5 sail on, 6 stays put
@@ -160,27 +172,55 @@ def _choose_exploration(ri, kind, region, seas, owner, pos, fdir, seat, pkind, p
             if v > best_v:
                 best, best_v = q, v
         return best
-    # GREEDY §10.2: first sea space ahead in the direction of travel
+    # GREEDY §10.2: first sea space ahead in the direction of travel (not forbidden, §10.5)
     p, d = pos, fdir
     for _ in range(2 * N_SPACES):
         p, d = _advance(p, d, 1, ri[RuleSlot.ENDS_OF_EARTH])
-        if kind[p] == Space.SEA:
+        if kind[p] == Space.SEA and not _sea_forbidden(seas, params, p):
             return p
     return seas[0]
 
 
+@jit(inline="always", nrt=False)
+def _sea_forbidden(seas, params, space):
+    """§10.5: the seat may not sail to sea ``space`` from Exploration."""
+    for j in range(seas.shape[0]):
+        if seas[j] == space:
+            return params[FORBID_COL + j] != 0.0
+    return False
+
+
+@jit(inline="always", nrt=False)
+def _lost_allowed(n_set, seat, params):
+    """§10.5: (may remove an opponent's, may remove its own) settlement on Lost. A forbid that
+    would leave no settlement on the board to choose is lifted: the removal is the rule."""
+    n_own = n_set[seat]
+    n_opp = 0
+    for s in range(n_set.shape[0]):
+        if s != seat:
+            n_opp += n_set[s]
+    opp = params[FORBID_LOST_OPPONENT] == 0.0
+    own = params[FORBID_LOST_OWN] == 0.0
+    if (opp and n_opp > 0) or (own and n_own > 0):
+        return opp, own
+    return True, True
+
+
 @jit(nrt=False)
 def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind, params, pol_rng):
-    """Lost target (§6.8): the space whose settlement is removed, or -1 if none on the board."""
+    """Lost target (§6.8): the space whose settlement is removed, or -1 if none on the board;
+    never one of a kind the seat is forbidden (§10.5, ``_lost_allowed``)."""
     n_on_board = 0
     for s in range(gold.shape[0]):
         n_on_board += n_set[s]
     if n_on_board == 0:
         return -1                                          # §10.3.3
+    opp_ok, own_ok = _lost_allowed(n_set, seat, params)
     if pkind == PolicyKind.RANDOM:
-        pick = int(pol_rng.random() * n_on_board)
+        n_ok = (n_on_board - n_set[seat]) * opp_ok + n_set[seat] * own_ok
+        pick = int(pol_rng.random() * n_ok)
         for i in range(N_SPACES):
-            if owner[i] != NO_OWNER:
+            if owner[i] != NO_OWNER and (own_ok if owner[i] == seat else opp_ok):
                 if pick == 0:
                     return i
                 pick -= 1
@@ -190,7 +230,7 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
     target, best = -1, -1e300
     for i in range(1, n_seats):
         s = seat + i - (n_seats if seat + i >= n_seats else 0)
-        if n_set[s] == 0:
+        if n_set[s] == 0 or not opp_ok:
             continue
         score = float(gold[s])
         if pkind == PolicyKind.LOOKAHEAD:

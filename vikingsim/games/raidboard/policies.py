@@ -4,7 +4,12 @@ parameters (declared with ``core.options.rule``), registered by name in ``POLICY
 (``GAME.policy_types``), so ``lookahead(settle_value=10)`` or a TOML file selects one.
 ``compile_policies`` turns each seat's policy label into a kind and a parameter row; the
 kernels' ``_choose_*`` functions and the reference's twins act on them and draw only from the
-policy stream."""
+policy stream.
+
+Every policy takes ``forbid`` (restricted play, raidboard §10.5): elements of ``ELEMENTS``
+joined by "+" that the seat may not choose: a sea as Exploration target, or removing an
+opponent's / its own settlement on Lost. The flags travel in the parameter row
+(columns ``FORBID_COL`` on)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -15,6 +20,7 @@ import numpy as np
 
 from vikingsim.core import policies
 from vikingsim.core.options import rule
+from vikingsim.games.raidboard.rules import SEA_SPACES, SPACE_NAMES
 
 
 class PolicyKind(IntEnum):
@@ -23,35 +29,74 @@ class PolicyKind(IntEnum):
     LOOKAHEAD = 2
 
 
-#: Columns of the per-seat parameter rows (Lookahead's two; unused by the others).
-N_PARAMS = 2
+#: What a seat can be denied (raidboard §10.5): each sea as Exploration target (in the order
+#: of ``SEA_SPACES``), then the two kinds of Lost removal.
+SEA_ELEMENTS = tuple(SPACE_NAMES[i].lower().replace(" ", "_") for i in SEA_SPACES)
+LOST_OPPONENT, LOST_OWN = "lost_opponent", "lost_own"
+ELEMENTS = (*SEA_ELEMENTS, LOST_OPPONENT, LOST_OWN)
+#: Columns of the per-seat parameter rows: Lookahead's two (unused by the others), then one
+#: forbid flag (1.0 = forbidden) per element of ``ELEMENTS``.
+FORBID_COL = 2
+FORBID_LOST_OPPONENT = FORBID_COL + len(SEA_ELEMENTS)
+FORBID_LOST_OWN = FORBID_LOST_OPPONENT + 1
+N_PARAMS = FORBID_COL + len(ELEMENTS)
+_FORBID_HELP = ("elements the seat may not choose, joined by + (restricted play, §10.5): "
+                + ", ".join(ELEMENTS))
+
+
+def forbid_flags(forbid: str) -> np.ndarray:
+    """The forbid flags (float64[len(ELEMENTS)], 1.0 = forbidden) of a ``forbid`` text
+    ("" = nothing; "north_sea+lost_own"); ValueError naming an unknown element, or a text
+    that forbids every sea (Exploration must go to some sea, §6.5)."""
+    names = [e.strip() for e in forbid.split("+")] if forbid.strip() else []
+    bad = [e for e in names if e not in ELEMENTS]
+    if bad:
+        raise ValueError(f"forbid: unknown element {bad[0]!r} for raidboard; elements: "
+                         f"{', '.join(ELEMENTS)}")
+    flags = np.array([float(e in names) for e in ELEMENTS], np.float64)
+    if flags[:len(SEA_ELEMENTS)].all():
+        raise ValueError("forbid: every sea is forbidden, but Exploration must go to a sea "
+                         "(§6.5)")
+    return flags
+
+
+class _Forbid:
+    """``forbid`` checked when the policy is made (an unknown element is one line)."""
+
+    def __post_init__(self):
+        forbid_flags(self.forbid)
+
+    def row(self, lookahead) -> np.ndarray:
+        return np.concatenate([np.asarray(lookahead, np.float64), forbid_flags(self.forbid)])
 
 
 @dataclass(frozen=True)
-class Greedy:
+class Greedy(_Forbid):
     """raidboard §10 exactly: Exploration → first sea ahead (§10.2); Lost → the richest
     opponent's settlement (ties: the first clockwise from the player, i.e. the next in turn
     order), kingdom settlements first, lowest space index (§10.3)."""
 
+    forbid: str = rule("", _FORBID_HELP, section="§10.5")
     kind: ClassVar[PolicyKind] = PolicyKind.GREEDY
 
     def params(self) -> np.ndarray:
-        return np.zeros(N_PARAMS)
+        return self.row([0.0, 0.0])
 
 
 @dataclass(frozen=True)
-class Random:
+class Random(_Forbid):
     """Exploration → a sea uniformly at random; Lost → any settlement on the board uniformly
     (the seed allows the player's own); both drawn on the policy stream."""
 
+    forbid: str = rule("", _FORBID_HELP, section="§10.5")
     kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
 
     def params(self) -> np.ndarray:
-        return np.zeros(N_PARAMS)
+        return self.row([0.0, 0.0])
 
 
 @dataclass(frozen=True)
-class Lookahead:
+class Lookahead(_Forbid):
     """Exploration → the sea whose follow-up landing (sea roll 1-5, storm on 6) has the best
     expected value in Gold, valuing a new settlement at ``settle_value`` and a destroyed fleet
     at its 2d6 loss plus ``miss_cost`` for the missed turn. Lost → the settlement of the most
@@ -63,10 +108,11 @@ class Lookahead:
                                section="§10.4", lo=0.0, hi=1000.0)
     miss_cost: float = rule(6.0, "Gold cost of the turn a destroyed fleet misses "
                             "(assumption)", section="§10.4", lo=0.0, hi=1000.0)
+    forbid: str = rule("", _FORBID_HELP, section="§10.5")
     kind: ClassVar[PolicyKind] = PolicyKind.LOOKAHEAD
 
     def params(self) -> np.ndarray:
-        return np.array([self.settle_value, self.miss_cost], np.float64)
+        return self.row([self.settle_value, self.miss_cost])
 
 
 #: Policy name -> its dataclass (``GAME.policy_types``).
@@ -74,7 +120,7 @@ POLICY_TYPES = {"greedy": Greedy, "random": Random, "lookahead": Lookahead}
 
 
 def _with_params(text: str, cls) -> str:
-    params = ", ".join(f"{f.name}={f.default}" for f in fields(cls))
+    params = ", ".join(f"{f.name}={f.default}" for f in fields(cls) if f.name != "forbid")
     return f"{text} (parameters: {params})" if params else text
 
 

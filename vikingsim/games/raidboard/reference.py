@@ -8,7 +8,8 @@ on the policy stream), so it replays the kernel bit for bit. It can also narrate
 from __future__ import annotations
 
 from vikingsim.core.rng import d6
-from vikingsim.games.raidboard.policies import PolicyKind
+from vikingsim.games.raidboard.policies import (
+    ELEMENTS, LOST_OPPONENT, LOST_OWN, N_PARAMS, FORBID_COL, PolicyKind)
 from vikingsim.games.raidboard.rules import (
     BOARD, LAST_SPACE, N_SPACES, SPACE_NAMES, Region, Space)
 
@@ -26,6 +27,11 @@ _P_CAPTURE = sum(_WAYS[t] for t in range(9, 13)) / 36               # 10/36
 _MEAN_D6, _MEAN_2D6 = 3.5, 7.0
 _P_SAIL_ON = 5 / 6                                   # §6.4: sea rolls 1-5 sail on
 _SEED_MERCENARY_RAIDS = 2.0                          # §6.7 SEED: valued as two raids
+
+
+def _sea_name(space):
+    """The element name of a sea (§10.5): its name in lower_snake_case."""
+    return SPACE_NAMES[space].lower().replace(" ", "_")
 
 
 class Won(Exception):
@@ -112,13 +118,20 @@ class Game:
         self.gain(seat, roll, f"plunder, raid roll {roll}")
         return True
 
+    def forbidden(self, seat):
+        """§10.5: the elements the seat's policy may not choose (names of ``ELEMENTS``)."""
+        flags = self.params[seat][FORBID_COL:N_PARAMS]
+        return {e for e, f in zip(ELEMENTS, flags) if f}
+
     def exploration_target(self, seat):
         kind, params = self.kinds[seat], self.params[seat]
+        no = self.forbidden(seat)
+        seas = [q for q in _SEAS if _sea_name(q) not in no]          # §10.5
         if kind == PolicyKind.RANDOM:
-            return _SEAS[int(self.pol.random() * len(_SEAS))]
+            return seas[int(self.pol.random() * len(seas))]
         if kind == PolicyKind.LOOKAHEAD:
             best, best_v = _SEAS[0], -1e300
-            for q in _SEAS:
+            for q in seas:
                 v = 0.0
                 for roll in range(1, _STORM):
                     land, _ = self.step(q, self.dir[seat], roll)
@@ -129,7 +142,7 @@ class Game:
         p, d = self.pos[seat], self.dir[seat]
         while True:
             p, d = self.step(p, d, 1)
-            if BOARD[p][1] == Space.SEA:
+            if p in seas:
                 return p
 
     def landing_value(self, seat, space, settle_value, miss_cost):
@@ -152,10 +165,15 @@ class Game:
         if not on_board:
             return None
         kind = self.kinds[seat]
+        # §10.5: never a forbidden kind of removal, unless that leaves nothing to remove
+        no = self.forbidden(seat)
+        allowed = [s for s in on_board if (LOST_OWN if self.owner[s] == seat
+                                           else LOST_OPPONENT) not in no] or on_board
         if kind == PolicyKind.RANDOM:
-            return on_board[int(self.pol.random() * len(on_board))]
+            return allowed[int(self.pol.random() * len(allowed))]
         n = len(self.gold)                   # clockwise from the acting seat: ties go first
-        rivals = [s for s in ((seat + i) % n for i in range(1, n)) if self.settlements(s)]
+        rivals = [s for s in ((seat + i) % n for i in range(1, n))
+                  if any(self.owner[t] == s for t in allowed)]
         if rivals:
             def threat(s):
                 score = float(self.gold[s])
