@@ -12,4 +12,6 @@ A plain study file has kind "" and gets the generic page only.
 """
 #: kind -> module (imported only when a study of that kind is reported).
 KINDS: dict[str, str] = {
+    "tournament": "vikingsim.studies.tournament",
+    "balance": "vikingsim.studies.balance",
 }
