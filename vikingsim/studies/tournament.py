@@ -529,3 +529,47 @@ def format_text(t: Tournament) -> str:
                      f"{r['elo_ci_hi']:+.0f}])")
     lines.extend(f"note: {x}" for x in t.notes)
     return "\n".join(lines)
+
+
+# ---- vikingsim report (kind "tournament", studies.kinds) -------------------------------------
+def report_tables(data) -> dict[str, pd.DataFrame]:
+    """The tournament's tables, read from the study's stored counts."""
+    t = from_study(data)
+    return {"Win-rate matrix (row: the lone policy a; column: the opponent b)":
+            t.matrix.rename_axis(index="policy", columns=None).reset_index(),
+            "Pairs (M[a, b] with Wilson 95% intervals)": t.pairs,
+            "Seats (over the distinct lineups, each once)": t.seats,
+            "Ratings (Bradley-Terry/Luce, centred)": t.ratings}
+
+
+def report_findings(data) -> list[str]:
+    """The verdicts in words: every pair whose interval excludes the fair 1/K, the first
+    seat's rate and the ratings' order; the warnings and notes of the tables."""
+    t = from_study(data)
+    out = list(t.warnings)
+    if not t.decided:
+        return out
+    fair = 1.0 / t.players
+    for _, r in t.pairs.iterrows():
+        if r["ci_lo"] > fair or r["ci_hi"] < fair:
+            out.append(f"A lone {r['policy']} among {t.players - 1} {r['opponent']} wins "
+                       f"{r['win_rate']:.1%} [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}] of the games: "
+                       f"{'more' if r['ci_lo'] > fair else 'less'} than the fair {fair:.1%}.")
+    s = t.seats.iloc[t.first_seat]
+    out.append(f"The first seat (seat {t.first_seat}) wins {s['win_rate']:.1%} "
+               f"[{s['ci_lo']:.1%}, {s['ci_hi']:.1%}] over the {len(t.lineups['lineup_id'].unique()):,} "
+               f"distinct lineups (fair {fair:.1%}).")
+    if t.ratings["rating"].notna().all():
+        order = ", ".join(f"{r['policy']} {r['elo_score']:+.0f}" for _, r in t.ratings.iterrows())
+        out.append(f"Ratings on the Elo scale, highest first: {order}.")
+    return out + list(t.notes)
+
+
+def report_figures(data, folder) -> list[Path]:
+    """The win-rate heatmap, written atomically into ``folder``."""
+    from vikingsim.core.atomic import atomic_write
+
+    t = from_study(data)
+    path = Path(folder) / "tournament-heatmap.png"
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return [atomic_write(path, lambda p: heatmap(t, p))]
