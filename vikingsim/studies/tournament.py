@@ -184,6 +184,7 @@ class Tournament:
         }
         assert tuple(files) == FILES
         temps = {name: atomic.temp_name(folder / name) for name in files}
+        made = not folder.exists()
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for name, write in files.items():
@@ -191,6 +192,10 @@ class Tournament:
             for name in files:
                 atomic.commit(temps[name], folder / name)
         except OSError as e:
+            for tmp in temps.values():
+                atomic.discard(tmp)
+            if made and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()                       # a new folder: nothing left behind
             raise InputError(f"cannot write --out {str(out_dir)!r}: {e.strerror or e} (the "
                              f"earlier files are as they were)") from None
         finally:
