@@ -362,6 +362,8 @@ def _no_games(monkeypatch):
     (lambda d: d / ("x" * 300) / "sub", "File name too long"),
     (lambda d: (d / "mine").mkdir() or (d / "mine" / "notes.txt").write_text("keep") and
      d / "mine", "is a non-empty folder without study.json"),
+    (lambda d: (d / "old").mkdir() or (d / "old" / "pairs.csv").write_text("x") and d / "old",
+     "made before tournaments were studies"),
 ])
 def test_bad_out_is_refused_before_any_game(make, words, tmp_path, capsys, monkeypatch):
     played = _no_games(monkeypatch)

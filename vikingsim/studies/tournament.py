@@ -265,11 +265,24 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
             run_study(study, Path(tmp) / "t", **kw)
             t = from_study(open_study(Path(tmp) / "t"))
     else:
+        _refuse_older(out)
         run_study(study, out, **kw)
         t = from_study(open_study(out))
     for w in t.warnings:                          # said once, on stderr; kept in the summary
         warn(w)
     return t
+
+
+def _refuse_older(out) -> None:
+    """InputError for a folder holding only the tables of a tournament made before
+    tournaments were studies (no ``study.json``): the runner would call it a non-empty
+    folder; this says what it is."""
+    path = Path(out)
+    names = {p.name for p in path.iterdir()} if path.is_dir() else set()
+    if names and names <= set(FILES):
+        raise InputError(f"--out {str(out)!r} holds the tables of a tournament made before "
+                         f"tournaments were studies (no study.json): remove the folder or "
+                         f"give another --out")
 
 
 def tournament_study(game, policies, *, players=None, n: int = 20_000,
