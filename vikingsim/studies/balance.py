@@ -21,7 +21,12 @@ Method (noise-aware successive halving over simulated batches):
 
 Seeds: every batch's root seed is drawn from ``numpy.random.SeedSequence(seed,
 spawn_key=(purpose, stage, repeat))`` (purpose 0 search, 1 hold-out, 2 sampler, 3 probe),
-never ``seed + 1``; the run is single-process and deterministic for a given seed.
+never ``seed + 1``; the search is deterministic for a given seed.
+
+Batches: each batch (a stage-0 proposal, or a later stage's kept settings) is a small
+generated study (kind "balance", one cell per setting, the batch seed, common seeds) run by
+the study runner in ``<out>/batch-NNNN/``, the hold-out check in ``<out>/holdout/``
+(:class:`StudyBatches`): so a balance run resumes, runs on Dask and opens in the report.
 
 Targets: ``METRIC=EXPR``, ``METRIC[i]=EXPR`` or ``METRIC[*]=EXPR`` (every seat), with EXPR an
 arithmetic expression of numbers and ``players`` (``1/players``), parsed by ``ast`` (no eval).
@@ -623,6 +628,8 @@ def _balance(spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, to
              batches: StudyBatches | None = None) -> Balance:
     """The search, then the hold-out check of its best setting (and the baseline: the varied
     options at their defaults, the same hold-out games): by ``evaluate`` or by ``batches``."""
+    from vikingsim.core.options import resolve
+
     if evaluate is not None:
         check_targets(tgts, evaluate({kb.name: kb.cast(kb.lo) for kb in knobs}, 1,
                                      derive_seed(seed, PROBE)))
@@ -640,8 +647,6 @@ def _balance(spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, to
         best, base_summary = got[0], (got[1] if baseline else None)
     checked = holdout_check(best, tgts, holdout, tolerance)
     base_rows = (holdout_check(base_summary, tgts, holdout, tolerance) if baseline else None)
-    from vikingsim.core.options import resolve
-
     return Balance(spec.name, k, pols, seed, budget, tgts, knobs,
                    resolve(spec.name, spec.options, base), found, h_seed, checked, tolerance,
                    base_rows)
@@ -744,7 +749,7 @@ def report_findings(data) -> list[str]:
     df, rep = _batch_frame(data), data.manifest["report"]
     if df.empty:
         return [f"{rep['batch']} has no finished cell yet."]
-    knobs = [k for k in data.manifest["grid_keys"]]
+    knobs = list(data.manifest["grid_keys"])
     if rep["role"] == "holdout":
         r = df.iloc[0]
         return [f"Hold-out ({int(r['games']):,} fresh games) of {_fmt_setting(dict(r[knobs]))}: "
