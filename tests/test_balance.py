@@ -385,3 +385,14 @@ def test_bad_out_is_one_line_exit_2_before_any_game(make, words, tmp_path, capsy
                "seat_gold_step=0..5", "--out", str(make(tmp_path))])
     err = capsys.readouterr().err
     assert rc == 2 and words in err and err.count("\n") == 1 and not played
+
+
+def test_resume_of_another_balance_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "b"
+    _run(out=out, workers=1)
+    capsys.readouterr()
+    rc = main(["balance", "raidboard", "--players", "3", "--target", "win_rate[*]=1/players",
+               "--vary", "seat_gold_step=0..5", "--budget", "5400", "--trials", "9",
+               "--seed", "5", "--out", str(out), "--resume"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "holds a different run (seed" in err

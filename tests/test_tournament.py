@@ -491,3 +491,17 @@ def test_a_study_of_another_kind_is_no_tournament(tmp_path):
     run_study(study, tmp_path / "p", workers=1)
     with pytest.raises(InputError, match="not a tournament"):
         T.from_study(open_study(tmp_path / "p"))
+
+
+def test_rerun_needs_resume_and_another_tournament_is_refused(tmp_path, capsys):
+    out = str(tmp_path / "t")
+    argv = ["tournament", "raidboard", "--policies", "greedy,random", "--players", "2", "-n",
+            "20", "--workers", "1", "--out", out, "--quiet"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "add --resume" in err
+    assert main([*argv, "--seed", "8", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a different run (seed" in err
