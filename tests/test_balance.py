@@ -396,3 +396,22 @@ def test_resume_of_another_balance_is_refused_in_one_line(tmp_path, capsys):
                "--seed", "5", "--out", str(out), "--resume"])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "holds a different run (seed" in err
+
+
+def test_a_stop_between_batches_says_in_one_line_what_is_saved(tmp_path, capsys,
+                                                              monkeypatch):
+    real, calls = B.metric_values, []
+
+    def stop_at_the_third_batch(*a):
+        calls.append(1)
+        if len(calls) == 3:                           # after batch-0002 is saved
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(B, "metric_values", stop_at_the_third_batch)
+    with pytest.raises(KeyboardInterrupt):
+        _run(out=tmp_path / "b", workers=1)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "finished batches are saved" in err[0] and "--resume" in err[0]
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "batch-0000", "batch-0001", "batch-0002"]

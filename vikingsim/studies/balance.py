@@ -37,6 +37,7 @@ import ast
 import math
 import operator
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -476,6 +477,7 @@ class StudyBatches:
         self.spec, self.players, self.policies, self.base = spec, players, policies, base
         self.targets, self.out, self.pool = targets, out and Path(out), pool
         self.resume, self.progress, self.count = resume, progress, 0
+        self.running = False
 
     def __call__(self, plays: list, seed: int) -> list[dict]:
         summaries, i = [], 0
@@ -495,8 +497,10 @@ class StudyBatches:
         from vikingsim.studies.run import run_study
 
         study = self.study(name, settings, n, seed, role)
+        self.running = True                   # a stop now: the runner says what is saved
         res = run_study(study, self.out / name, pool=self.pool, resume=self.resume,
                         progress=self.progress)
+        self.running = False
         return [res.summaries[c] for c in range(len(settings))]
 
     def study(self, name: str, settings: list, n: int, seed: int, role: str):
@@ -611,11 +615,14 @@ def _balance_studies(args, out: Path, backend, workers, scheduler, resume, progr
 
     spec, k, pols, base, tgts = args[:5]
     pool = make_backend(backend, workers, scheduler)
+    batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress)
     try:
-        batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress)
         b = _balance(*args, batches=batches)
-    except BaseException:
+    except BaseException as e:
         pool.close(cancel=True)
+        if isinstance(e, KeyboardInterrupt) and not batches.running:    # between batches
+            print(f"vikingsim: balance stopped; its finished batches are saved in {out}: "
+                  f"rerun with --resume to finish it", file=sys.stderr)
         raise
     pool.close()
     b.folder = str(out)
