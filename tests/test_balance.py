@@ -3,8 +3,10 @@ synthetic noisy objective with a known optimum, the budget, seeds of the hold-ou
 disjoint from the search's, determinism, and bad input (one line, exit 2)."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -167,10 +169,10 @@ def test_holdout_check_intervals_and_tolerance():
 
 
 # ---- the CLI -------------------------------------------------------------------------------
-def test_cli_real_small_run(capsys):
+def test_cli_real_small_run(capsys, tmp_path):
     rc = main(["balance", "raidboard", "--players", "3", "--target", "win_rate[*]=1/players",
                "--vary", "seat_gold_step=0..5", "--budget", "5400", "--holdout", "2000",
-               "--trials", "9", "--seed", "4", "--json"])
+               "--trials", "9", "--seed", "4", "--json", "--out", str(tmp_path / "b")])
     assert rc == 0
     s = json.loads(capsys.readouterr().out)
     assert set(s["best"]) == {"seat_gold_step"} and 0 <= s["best"]["seat_gold_step"] <= 5
@@ -200,18 +202,23 @@ def test_bad_input_is_one_line_exit_2(argv, words, capsys):
     assert rc == 2 and words in err and err.count("\n") == 1, err
 
 
-def test_unknown_metric_is_refused_after_one_probe_game(capsys, monkeypatch):
+def test_unknown_metric_is_refused_after_one_probe_game(capsys, monkeypatch, tmp_path):
+    from vikingsim.studies import run as R
+
     played = []
-    real = runner.simulate
+    real = R.play_chunk
 
-    def spy(game, n, **kw):
-        played.append(n)
-        return real(game, n, **kw)
+    def spy(task):
+        played.append(task.chunk.games)
+        return real(task)
 
-    monkeypatch.setattr(runner, "simulate", spy)
-    rc = main(["balance", "raidboard", "--target", "nosuch=1", "--vary", "seat_gold_step=0..5"])
+    monkeypatch.setattr(R, "play_chunk", spy)
+    out = tmp_path / "b"
+    rc = main(["balance", "raidboard", "--target", "nosuch=1", "--vary", "seat_gold_step=0..5",
+               "--out", str(out)])
     err = capsys.readouterr().err
     assert rc == 2 and "unknown metric 'nosuch'" in err and played == [1]
+    assert not out.exists()                            # the probe game is played elsewhere
 
 
 # ---- the target's size and metric (issue 22) -------------------------------------------------
@@ -268,3 +275,143 @@ def test_only_game_metrics_are_targets():
         with pytest.raises(InputError, match="the game metrics are mean_rounds, p_truncated, "
                                              "win_rate$"):
             B.check_targets(B.parse_targets([bad], 2), s)
+
+
+# ---- one engine: every batch is a study (same figures, resume, Dask, report) -----------------
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = dict(players=3, targets=["win_rate[*]=1/players"], vary=["seat_gold_step=0..5"],
+             budget=5400, holdout=2000, trials=9, seed=4, baseline=True)
+
+
+def _run(**kw):
+    args = {**SMALL, **kw}
+    return B.run_balance("raidboard", args.pop("targets"), args.pop("vary"), **args)
+
+
+def _stored(out):
+    """Every stored tally file of every batch study under ``out``, by name."""
+    return {str(p.relative_to(out)): p.read_bytes()
+            for p in sorted(out.glob("*/data/*/*.tally.json"))}
+
+
+def test_same_result_as_one_simulate_per_batch(tmp_path):
+    """Before batches were studies, each setting of a batch was one ``simulate`` call on the
+    batch seed; that evaluation, kept here by hand, gives the very same search table, best
+    setting, hold-out and baseline as the studies (read from their stored counts)."""
+    def plain(setting, n, seed):
+        return runner.simulate("raidboard", n, seed=seed, players=3,
+                               options=dict(setting), threads=1, keep=False).summary
+
+    old = _run(evaluate=plain)
+    new = _run(out=tmp_path / "b", workers=2)
+    assert old.found.table.equals(new.found.table) and old.found.seeds == new.found.seeds
+    assert old.summary() == new.summary()
+    saved = json.loads((tmp_path / "b" / "balance.json").read_text())
+    assert saved["best"] == new.found.best and saved["holdout"] == json.loads(
+        json.dumps(new.holdout))
+    names = sorted(p.name for p in (tmp_path / "b").iterdir())
+    batches = [n for n in names if n.startswith("batch-")]
+    assert len(batches) == 9 + 3 and set(names) - set(batches) == {"holdout", "balance.json",
+                                                                   "search.csv"}
+
+
+def test_sigterm_then_resume_gives_the_same_result(tmp_path):
+    argv = ["balance", "raidboard", "--players", "3", "--target", "win_rate[*]=1/players",
+            "--vary", "seat_gold_step=0..5", "--budget", "54000", "--holdout", "2000",
+            "--trials", "9", "--seed", "4", "--workers", "1", "--quiet"]
+    whole = tmp_path / "whole"
+    assert main([*argv, "--out", str(whole)]) == 0
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *argv, "--out", str(out)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.time() + 300
+    while not list(out.glob("batch-0002/data/*/*.tally.json")):
+        assert proc.poll() is None and time.time() < deadline, proc.communicate()
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 143, err
+    assert "--resume" in err and len(err.strip().splitlines()) == 1, err
+    assert not (out / "balance.json").exists() and not (out / "holdout").exists()
+    assert main([*argv, "--out", str(out), "--resume"]) == 0
+    assert _stored(out) == _stored(whole)
+    for name in ("balance.json", "search.csv"):
+        assert (out / name).read_bytes() == (whole / name).read_bytes()
+
+
+def test_two_worker_dask_gives_the_same_result(tmp_path):
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    local = _run(out=tmp_path / "local", workers=1)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+        dask = _run(out=tmp_path / "dask", backend="dask", scheduler=c.scheduler_address)
+    assert _stored(tmp_path / "dask") == _stored(tmp_path / "local")
+    assert dask.summary() == local.summary()
+
+
+def test_report_opens_the_folder_and_its_batches(tmp_path, capsys):
+    from vikingsim.studies.dataset import open_study
+
+    out = tmp_path / "b"
+    b = _run(out=out, workers=1)
+    assert main(["report", str(out), "--quiet"]) == 0            # its hold-out study
+    assert main(["report", str(out / "batch-0000"), "--quiet"]) == 0
+    hold = open_study(out / "holdout")
+    tables = B.report_tables(hold)
+    cells = next(iter(tables.values()))
+    assert cells.loc[0, "seat_gold_step"] == b.found.best["seat_gold_step"]
+    assert [cells.loc[0, f"win_rate[{s}]"] for s in range(3)] == \
+        [r["estimate"] for r in b.holdout]
+    assert len(B.report_findings(hold)) == 3
+    assert B.report_figures(open_study(out / "batch-0000"), tmp_path / "f")[0].exists()
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: (d / "f").write_text("x") and d / "f", "is a file, not a folder"),
+    (lambda d: (d / "o").mkdir() or (d / "o" / "x.txt").write_text("x") and d / "o",
+     "is not empty: add --resume"),
+])
+def test_bad_out_is_one_line_exit_2_before_any_game(make, words, tmp_path, capsys,
+                                                    monkeypatch):
+    from vikingsim.studies import run as R
+
+    played = []
+    monkeypatch.setattr(R, "play_chunk", lambda task: played.append(task))
+    rc = main(["balance", "raidboard", "--target", "win_rate[0]=1/players", "--vary",
+               "seat_gold_step=0..5", "--out", str(make(tmp_path))])
+    err = capsys.readouterr().err
+    assert rc == 2 and words in err and err.count("\n") == 1 and not played
+
+
+def test_resume_of_another_balance_is_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "b"
+    _run(out=out, workers=1)
+    capsys.readouterr()
+    rc = main(["balance", "raidboard", "--players", "3", "--target", "win_rate[*]=1/players",
+               "--vary", "seat_gold_step=0..5", "--budget", "5400", "--trials", "9",
+               "--seed", "5", "--out", str(out), "--resume"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "holds a different run (seed" in err
+
+
+def test_a_stop_between_batches_says_in_one_line_what_is_saved(tmp_path, capsys,
+                                                              monkeypatch):
+    real, calls = B.metric_values, []
+
+    def stop_at_the_third_batch(*a):
+        calls.append(1)
+        if len(calls) == 3:                           # after batch-0002 is saved
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(B, "metric_values", stop_at_the_third_batch)
+    with pytest.raises(KeyboardInterrupt):
+        _run(out=tmp_path / "b", workers=1)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "finished batches are saved" in err[0] and "--resume" in err[0]
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "batch-0000", "batch-0001", "batch-0002"]

@@ -4,7 +4,11 @@ import errno
 import json
 import math
 import os
-from types import SimpleNamespace
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,7 +27,7 @@ N = 300
 
 @pytest.fixture(scope="module")
 def two_seat():
-    return T.run_tournament("raidboard", POLICIES, players=2, n=N, seed=11, threads=1)
+    return T.run_tournament("raidboard", POLICIES, players=2, n=N, seed=11, workers=1)
 
 
 @pytest.fixture(scope="module")
@@ -86,17 +90,15 @@ def test_four_seat_matrix_diagonal_fair_and_lineups_sum(four_seat):
     assert set(t.pairs["opponent"]) == {"greedy", "lookahead(settle_value=20.0)"}
 
 
-class _Fixed:
-    """A stand-in for ``runner.simulate``: seat wins fixed by the lineup, to count by hand."""
-
-    def __init__(self, same, mixed):
-        self.same, self.mixed, self.calls = same, mixed, []
-
-    def __call__(self, game, n, **kw):
-        pol = kw["policies"]
-        self.calls.append(tuple(pol))
-        wins = self.same if len(set(pol)) == 1 else self.mixed
-        return SimpleNamespace(tally={"wins": np.array(wins), "truncated": [n - sum(wins)]})
+def _fixed(k, same, mixed, n=10):
+    """Seat wins fixed by the lineup (``same``: one policy in every seat), to count by hand:
+    the tables built from them (``tournament_tables``, as from a study's stored counts)."""
+    study = T.tournament_study("raidboard", "greedy,random", players=k, n=n, seed=1)
+    wins = {}
+    for case in study.cases:
+        lineup = tuple(["greedy", "random"].index(case[f"policy.{s}"]) for s in range(k))
+        wins[lineup] = list(same if len(set(lineup)) == 1 else mixed)
+    return study, T.tournament_tables("raidboard", ["greedy", "random"], k, n, 1, {}, wins)
 
 
 @pytest.mark.parametrize("k, same, mixed, lineups, want", [
@@ -109,11 +111,9 @@ class _Fixed:
     # seat 0 2*6 + 2*5 = 22, seat 1 2*4 + 2*4 = 16 of 40 (not 44, 32 of 80)
     (2, [6, 4], [5, 4], 4, [22, 16]),
 ])
-def test_seat_table_counts_each_lineup_once(monkeypatch, k, same, mixed, lineups, want):
-    fake = _Fixed(same, mixed)
-    monkeypatch.setattr(runner, "simulate", fake)
-    t = T.run_tournament("raidboard", "greedy,random", players=k, n=10, seed=1, threads=1)
-    assert len(fake.calls) == len(set(fake.calls)) == lineups
+def test_seat_table_counts_each_lineup_once(k, same, mixed, lineups, want):
+    study, t = _fixed(k, same, mixed)
+    assert len(study.cases) == len({tuple(c.values()) for c in study.cases}) == lineups
     assert list(t.seats["wins"]) == want
     assert (t.seats["games"] == 10 * lineups).all() and t.games_played == 10 * lineups
     for s, w in enumerate(want):                       # Wilson, by statsmodels
@@ -160,36 +160,51 @@ def test_cli_all_truncated_one_warning_line(tmp_path, capsys):
     assert "loses to" not in out and "no game was decided" in out
 
 
-def test_some_lineups_truncated_have_no_verdict(monkeypatch, capsys):
-    # a stand-in: every game of the lineups a-a-a is truncated, the mixed ones are decided
-    monkeypatch.setattr(runner, "simulate", _Fixed([0, 0, 0], [4, 3, 3]))
-    t = T.run_tournament("raidboard", "greedy,random", players=3, n=10, seed=1, threads=1)
-    err = capsys.readouterr().err
-    assert err.count("warning") == 1 and "every game of 2 of 8 lineups" in err
+def test_some_lineups_truncated_have_no_verdict():
+    # fixed counts: every game of the lineups a-a-a is truncated, the mixed ones are decided
+    _, t = _fixed(3, [0, 0, 0], [4, 3, 3])
+    assert len(t.warnings) == 1 and "every game of 2 of 8 lineups" in t.warnings[0]
     diag = t.pairs["policy"] == t.pairs["opponent"]
     assert t.pairs.loc[diag, "beats"].isna().all() and t.pairs.loc[~diag, "beats"].notna().all()
     lines = [x for x in T.format_text(t).splitlines() if x.startswith("  ") and " vs " in x]
     assert [("no decided game" in x) for x in lines] == list(diag)
 
 
-def test_every_lineup_uses_the_same_seed(monkeypatch):
-    calls = []
-    real = runner.simulate
-
-    def spy(game, n, **kw):
-        calls.append((tuple(kw["policies"]), kw["seed"], n))
-        return real(game, n, **kw)
-
-    monkeypatch.setattr(runner, "simulate", spy)
-    t = T.run_tournament("raidboard", "greedy,random", players=3, n=50, seed=99, threads=1)
-    assert {seed for _, seed, _ in calls} == {99} and {n for *_, n in calls} == {50}
-    lineups = [c[0] for c in calls]
+def test_every_lineup_is_a_common_seed_cell_of_one_study():
+    study = T.tournament_study("raidboard", "greedy,random", players=3, n=50, seed=99)
+    assert (study.kind, study.seed, study.games, study.common_seeds) == ("tournament", 99, 50,
+                                                                         True)
+    lineups = [tuple(c.values()) for c in study.cases]
     assert len(lineups) == len(set(lineups)) == 2 * 3 + 2     # 2 off-diagonal pairs x 3 seats
-    # the rotation's games are those of a plain run of that lineup on the same seed
-    res = real("raidboard", 50, seed=99, players=3, policies=["random", "greedy", "greedy"],
-               threads=1)
-    row = t.lineups[t.lineups["lineup"] == "random | greedy | greedy"]
-    assert list(row["win_rate"]) == res.summary["win_rate"]
+
+
+def test_same_figures_as_a_plain_simulate_per_lineup():
+    """Before tournaments were studies, each lineup was one ``simulate`` call on the root
+    seed. Kept here by hand from plain runs: every lineup's seat wins, then every cell's focal
+    and field wins and the seat table, must equal the tournament's (read from the stored
+    counts)."""
+    from vikingsim.core.game import tally_counts
+    from vikingsim.games import get
+
+    labels, k, n, seed = ["greedy", "random", "lookahead"], 3, 120, 5
+    t = T.run_tournament("raidboard", ",".join(labels), players=k, n=n, seed=seed, workers=2)
+    spec, plain = get("raidboard"), {}
+    for text in t.lineups["lineup"].unique():
+        seats = text.split(" | ")
+        res = runner.simulate("raidboard", n, seed=seed, players=k, policies=seats, threads=1,
+                              keep=False)
+        plain[text] = [int(w) for w in tally_counts(spec, res.tally, n).wins]
+        got = t.lineups[t.lineups["lineup"] == text].sort_values("seat")
+        assert list(got["wins"]) == plain[text]
+    for a in labels:
+        for b in labels:
+            rot = [" | ".join(a if s == j else b for s in range(k)) for j in range(k)]
+            focal = sum(plain[lu][j] for j, lu in enumerate(rot))
+            field = sum(sum(plain[lu]) for lu in rot) - focal
+            row = t.pairs[(t.pairs["policy"] == a) & (t.pairs["opponent"] == b)].iloc[0]
+            assert (row["wins"], row["field_wins"], row["games"]) == (focal, field, k * n)
+    seat = np.sum([plain[lu] for lu in plain], axis=0)
+    assert list(t.seats["wins"]) == list(seat) and t.games_played == n * len(plain)
 
 
 def _hand_table(k):
@@ -286,12 +301,12 @@ def _full_disk(monkeypatch):
 
 
 def _snapshot(folder):
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def test_full_disk_leaves_the_earlier_tournament_whole(two_seat, four_seat, tmp_path,
                                                        monkeypatch):
-    out = tmp_path / "t"
+    out = tmp_path / "t"              # the result files are written as one set (temps first)
     two_seat.write(out)
     before = _snapshot(out)
     _full_disk(monkeypatch)
@@ -312,16 +327,32 @@ def test_full_disk_on_a_new_folder_leaves_nothing(two_seat, tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_full_disk_is_one_line_exit_2(two_seat, tmp_path, capsys, monkeypatch):
+def test_cli_full_disk_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
     out = tmp_path / "t"
-    two_seat.write(out)
+    argv = ["tournament", "raidboard", "--policies", "greedy,random", "--players", "3", "-n",
+            "20", "--workers", "1", "--out", str(out)]
+    assert main(argv) == 0
     before = _snapshot(out)
-    _full_disk(monkeypatch)
-    rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--players", "3",
-               "-n", "20", "--threads", "1", "--out", str(out)])
+    capsys.readouterr()
+
+    def no_space(t, path):                             # the last file: the disk is full
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(T, "heatmap", no_space)
+    rc = main([*argv, "--resume"])                     # the stored counts, the tables again
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1 and "No space left on device" in err
-    assert _snapshot(out) == before
+    assert {k: v for k, v in _snapshot(out).items() if k in T.FILES} == \
+        {k: v for k, v in before.items() if k in T.FILES}
+
+
+def _no_games(monkeypatch):
+    """Record every chunk the study runner would play (none may be played)."""
+    from vikingsim.studies import run as R
+
+    played = []
+    monkeypatch.setattr(R, "play_chunk", lambda task: played.append(task))
+    return played
 
 
 @pytest.mark.parametrize("make, words", [
@@ -330,11 +361,12 @@ def test_cli_full_disk_is_one_line_exit_2(two_seat, tmp_path, capsys, monkeypatc
     (lambda d: d / ("x" * 300), "File name too long"),
     (lambda d: d / ("x" * 300) / "sub", "File name too long"),
     (lambda d: (d / "mine").mkdir() or (d / "mine" / "notes.txt").write_text("keep") and
-     d / "mine", "holds files that are not a tournament's (notes.txt)"),
+     d / "mine", "is a non-empty folder without study.json"),
+    (lambda d: (d / "old").mkdir() or (d / "old" / "pairs.csv").write_text("x") and d / "old",
+     "made before tournaments were studies"),
 ])
 def test_bad_out_is_refused_before_any_game(make, words, tmp_path, capsys, monkeypatch):
-    played = []
-    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    played = _no_games(monkeypatch)
     out = make(tmp_path)
     before = sorted(str(p) for p in tmp_path.rglob("*"))
     rc = main(["tournament", "raidboard", "--policies", "greedy,random", "--out", str(out)])
@@ -360,12 +392,116 @@ def test_cli_json_and_out(tmp_path, capsys):
     (["raidboard", "--policies", "greedy,greedy"], "given twice"),
     (["raidboard", "--policies", "greedy,lookahead(nope=1)"], "no parameter 'nope'"),
     (["raidboard", "--policies", "greedy,random", "--players", "9"], "players"),
+    (["raidboard", "--policies", "greedy,random", "--backend", "spark"], "unknown backend"),
+    (["raidboard", "--policies", "greedy,random", "--workers", "0"], "--workers must be"),
+    (["raidboard", "--policies", "greedy,random", "--scheduler", "tcp://x:1"], "needs --backend"),
     (["ravenfeast", "--policies", "default,wall"], "no winner seat"),
     (["battle878", "--policies", "default,greedy"], "no winner seat"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, words, capsys, tmp_path, monkeypatch):
-    played = []
-    monkeypatch.setattr(runner, "simulate", lambda *a, **k: played.append(1))
+    played = _no_games(monkeypatch)
     rc = main(["tournament", *argv, "--out", str(tmp_path / "x")])
     err = capsys.readouterr().err
     assert rc == 2 and words in err and err.count("\n") == 1 and not played
+
+
+# ---- one engine: a tournament is a study (resume, Dask, report) ------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+CLI = ["tournament", "raidboard", "--policies", "greedy,random,lookahead", "--players", "3",
+       "--seed", "7"]
+
+
+def _stored(out):
+    """Every stored tally file (counts and chunk record) of a study folder, by name."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.glob("data/*/*.tally.json"))}
+
+
+def _same_tables(a, b):
+    for name in ("pairs.csv", "matrix.csv", "seats.csv", "ratings.csv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert pd.read_parquet(a / "lineups.parquet").equals(pd.read_parquet(b / "lineups.parquet"))
+    ja, jb = (json.loads((x / "tournament.json").read_text()) for x in (a, b))
+    assert ja == jb
+
+
+def test_sigterm_then_resume_gives_the_same_dataset(tmp_path):
+    whole = tmp_path / "whole"
+    assert main([*CLI, "-n", "3000", "--workers", "1", "--out", str(whole), "--quiet"]) == 0
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *CLI, "-n", "3000",
+                             "--workers", "1", "--out", str(out), "--quiet"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.time() + 300
+    while not list(out.glob("data/*/*.tally.json")):
+        assert proc.poll() is None and time.time() < deadline, proc.communicate()
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 143, err
+    assert "--resume" in err and len(err.strip().splitlines()) == 1, err
+    kept = len(list(out.glob("data/*/*.tally.json")))
+    assert 0 < kept < 21 and not (out / "pairs.csv").exists()      # 21 lineups, stopped midway
+    assert main([*CLI, "-n", "3000", "--workers", "2", "--out", str(out), "--quiet",
+                 "--resume"]) == 0
+    assert _stored(out) == _stored(whole)
+    _same_tables(out, whole)
+
+
+def test_two_worker_dask_gives_the_same_dataset(tmp_path):
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    local = T.run_tournament("raidboard", "greedy,random", players=3, n=400, seed=8,
+                             workers=1, out=tmp_path / "local")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+        dask = T.run_tournament("raidboard", "greedy,random", players=3, n=400, seed=8,
+                                backend="dask", scheduler=c.scheduler_address,
+                                out=tmp_path / "dask")
+    assert _stored(tmp_path / "dask") == _stored(tmp_path / "local")
+    assert dask.lineups.equals(local.lineups) and dask.pairs.equals(local.pairs)
+    assert dask.ratings.equals(local.ratings)
+
+
+def test_report_opens_the_folder(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main([*CLI, "-n", "200", "--workers", "1", "--out", str(out), "--quiet"]) == 0
+    assert main(["report", str(out), "--quiet"]) == 0
+    assert (out / "report.html").exists()
+    from vikingsim.studies.dataset import open_study
+
+    data = open_study(out)
+    tables = T.report_tables(data)
+    pairs = pd.read_csv(out / "pairs.csv")
+    got = next(v for k, v in tables.items() if k.startswith("Pairs"))
+    assert list(got["wins"]) == list(pairs["wins"])
+    assert any("first seat" in x for x in T.report_findings(data))
+    (fig,) = T.report_figures(data, tmp_path / "figs")
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_study_of_another_kind_is_no_tournament(tmp_path):
+    from vikingsim.studies.dataset import open_study
+    from vikingsim.studies.run import run_study
+    from vikingsim.studies.spec import study_from_dict
+
+    study = study_from_dict({"game": "raidboard", "games": 10, "seed": 1}, tmp_path / "p.toml")
+    run_study(study, tmp_path / "p", workers=1)
+    with pytest.raises(InputError, match="not a tournament"):
+        T.from_study(open_study(tmp_path / "p"))
+
+
+def test_rerun_needs_resume_and_another_tournament_is_refused(tmp_path, capsys):
+    out = str(tmp_path / "t")
+    argv = ["tournament", "raidboard", "--policies", "greedy,random", "--players", "2", "-n",
+            "20", "--workers", "1", "--out", out, "--quiet"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "add --resume" in err
+    assert main([*argv, "--seed", "8", "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a different run (seed" in err

@@ -21,7 +21,12 @@ Method (noise-aware successive halving over simulated batches):
 
 Seeds: every batch's root seed is drawn from ``numpy.random.SeedSequence(seed,
 spawn_key=(purpose, stage, repeat))`` (purpose 0 search, 1 hold-out, 2 sampler, 3 probe),
-never ``seed + 1``; the run is single-process and deterministic for a given seed.
+never ``seed + 1``; the search is deterministic for a given seed.
+
+Batches: each batch (a stage-0 proposal, or a later stage's kept settings) is a small
+generated study (kind "balance", one cell per setting, the batch seed, common seeds) run by
+the study runner in ``<out>/batch-NNNN/``, the hold-out check in ``<out>/holdout/``
+(:class:`StudyBatches`): so a balance run resumes, runs on Dask and opens in the report.
 
 Targets: ``METRIC=EXPR``, ``METRIC[i]=EXPR`` or ``METRIC[*]=EXPR`` (every seat), with EXPR an
 arithmetic expression of numbers and ``players`` (``1/players``), parsed by ``ast`` (no eval).
@@ -32,7 +37,9 @@ import ast
 import math
 import operator
 import re
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -282,19 +289,28 @@ class Search:
 
 
 Evaluate = Callable[[dict, int, int], dict]
+#: ``batch([(setting, n), ...], seed)``: every setting played on n games from the one root seed
+#: (common random numbers), one summary each, in order.
+Batch = Callable[[list, int], list]
 
 
-def search(evaluate: Evaluate, knobs: list[Knob], targets: list[Target], *, budget: int,
-           seed: int, trials: int = 27, eta: int = 3, stages: int = 4) -> Search:
+def search(evaluate: Evaluate | None, knobs: list[Knob], targets: list[Target], *, budget: int,
+           seed: int, trials: int = 27, eta: int = 3, stages: int = 4,
+           batch: Batch | None = None) -> Search:
     """Successive halving over Optuna proposals (module docstring). ``evaluate(setting, n,
     seed)`` plays n games of ``setting`` (option -> value) from root ``seed`` and returns a
-    summary dict."""
+    summary dict; or ``batch`` plays a stage's settings together (one study per batch, see
+    :class:`StudyBatches`). A stage-0 batch is one proposal (Optuna is told its loss before
+    it proposes the next); a later stage's batch is every setting it keeps."""
     import optuna
 
     n0 = budget // (stages * trials)
     if n0 < 1:
         raise InputError(f"--budget {budget:,} is too small: at least {stages * trials} games "
                          f"({trials} trials x {stages} stages)")
+    if batch is None:
+        def batch(plays, s):
+            return [evaluate(setting, n, s) for setting, n in plays]
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     sampler = optuna.samplers.TPESampler(seed=derive_seed(seed, SAMPLER) % 2**32,
                                          n_startup_trials=max(1, min(10, trials // 3)))
@@ -303,20 +319,24 @@ def search(evaluate: Evaluate, knobs: list[Knob], targets: list[Target], *, budg
     pools: dict[tuple, _Pool] = {}
     seeds, used = [], 0
 
-    def play(key, n, s):
+    def play(plays, s):
         nonlocal used
-        values = metric_values(targets, evaluate(dict(zip(names, key)), n, s))
-        pools.setdefault(key, _Pool()).add(values, n)
-        seeds.append(s)
-        used += n
-        return values
+        summaries = batch([(dict(zip(names, key)), n) for key, n in plays], s)
+        out = []
+        for (key, n), summary in zip(plays, summaries):
+            values = metric_values(targets, summary)
+            pools.setdefault(key, _Pool()).add(values, n)
+            seeds.append(s)
+            used += n
+            out.append(values)
+        return out
 
     visits: dict[tuple, int] = {}
     for _ in range(trials):                                  # stage 0: Optuna proposes
         trial = study.ask()
         key = tuple(k.suggest(trial) for k in knobs)
         repeat = visits[key] = visits.get(key, -1) + 1
-        values = play(key, n0, derive_seed(seed, SEARCH, 0, repeat))
+        (values,) = play([(key, n0)], derive_seed(seed, SEARCH, 0, repeat))
         study.tell(trial, loss(targets, values, n0))
     ranked = _rank(pools, targets, list(pools))
     for stage in range(1, stages):                           # successive halving
@@ -324,12 +344,15 @@ def search(evaluate: Evaluate, knobs: list[Knob], targets: list[Target], *, budg
         n_more = n0 * eta ** stage
         if stage == stages - 1:                              # the last stage takes what is left
             n_more = max(n_more, (budget - used) // len(ranked))
-        s = derive_seed(seed, SEARCH, stage, 0)               # common seed within the stage
+        plays, left = [], budget - used
         for key in ranked:
-            n = min(n_more, budget - used)
+            n = min(n_more, left)
             if n < 1:
                 break
-            play(key, n, s)
+            plays.append((key, n))
+            left -= n
+        play(plays, derive_seed(seed, SEARCH, stage, 0))     # common seed within the stage
+        for key, _ in plays:
             pools[key].stage = stage
         ranked = _rank(pools, targets, ranked)
     return Search(dict(zip(names, ranked[0])), _table(pools, targets, names), used, seeds)
@@ -401,6 +424,23 @@ class Balance:
     holdout: list
     tolerance: float
     baseline: list | None = None                  # the unvaried setting on the same seeds
+    folder: str | None = None                     # where its studies and result are
+
+    def write(self, out) -> list[Path]:
+        """``balance.json`` (the summary) and ``search.csv`` (every setting's pooled
+        estimate) into ``out``, each atomically (``core.atomic``)."""
+        import json
+
+        from vikingsim.core.atomic import atomic_write
+        from vikingsim.core.console import json_safe
+
+        text = json.dumps(json_safe(self.summary()), indent=1)
+        try:
+            return [atomic_write(Path(out) / "balance.json", lambda p: Path(p).write_text(text)),
+                    atomic_write(Path(out) / "search.csv",
+                                 lambda p: self.found.table.to_csv(p, index=False))]
+        except OSError as e:
+            raise InputError(f"cannot write into {str(out)!r}: {e.strerror or e}") from None
 
     def summary(self) -> dict:
         return {
@@ -422,16 +462,92 @@ class Balance:
         }
 
 
+class StudyBatches:
+    """The search's batches as small generated studies (kind "balance"), run by the study
+    runner on one started backend ``pool``: batch ``i`` is the study in ``<out>/batch-<i>``
+    with one cell per setting (``[[cases]]`` of the varied options), the batch's derived
+    seed and ``common_seeds = true``, so every cell plays the games of ``simulate(...,
+    seed=batch seed)``. The search is deterministic, so ``resume`` re-runs it and the runner
+    reads finished batches (and chunks) from disk instead of playing them again. A batch
+    whose settings get different game counts (the budget runs out in a stage) is one study
+    per count, on the same seed."""
+
+    def __init__(self, spec, players: int, policies: list, base: dict, targets: list, out,
+                 pool, resume: bool, progress: bool):
+        self.spec, self.players, self.policies, self.base = spec, players, policies, base
+        self.targets, self.out, self.pool = targets, out and Path(out), pool
+        self.resume, self.progress, self.count = resume, progress, 0
+        self.running = False
+
+    def __call__(self, plays: list, seed: int) -> list[dict]:
+        summaries, i = [], 0
+        while i < len(plays):                                # runs of equal game counts
+            j = i
+            while j < len(plays) and plays[j][1] == plays[i][1]:
+                j += 1
+            name = f"batch-{self.count:04d}"
+            self.count += 1
+            summaries += self.run(name, [st for st, _ in plays[i:j]], plays[i][1], seed)
+            i = j
+        return summaries
+
+    def run(self, name: str, settings: list, n: int, seed: int, role: str = "search"):
+        """Play ``settings`` on n games each from ``seed`` as the study ``<out>/<name>``;
+        their summaries (from the stored tallies), in order."""
+        from vikingsim.studies.run import run_study
+
+        study = self.study(name, settings, n, seed, role)
+        self.running = True                   # a stop now: the runner says what is saved
+        res = run_study(study, self.out / name, pool=self.pool, resume=self.resume,
+                        progress=self.progress)
+        self.running = False
+        return [res.summaries[c] for c in range(len(settings))]
+
+    def study(self, name: str, settings: list, n: int, seed: int, role: str):
+        from vikingsim.studies.spec import study_from_dict
+
+        data = {"name": f"balance-{self.spec.name}-{name}", "kind": "balance",
+                "game": self.spec.name, "players": self.players,
+                "policies": list(self.policies), "games": n, "seed": seed,
+                "common_seeds": True, "rows": False, "options": dict(self.base),
+                "cases": [dict(st) for st in settings],
+                "report": {"role": role, "batch": name,
+                           "targets": [{"metric": t.metric, "seat": -1 if t.index is None
+                                        else t.index, "value": t.value, "text": t.text}
+                                       for t in self.targets]}}
+        return study_from_dict(data, Path.cwd() / f"{data['name']}.toml")
+
+
+def check_balance_out(out, resume: bool) -> Path:
+    """Before any game: ``out`` is a new or empty folder, or (``resume``) a folder holding an
+    earlier run (its batches are checked study by study as the search reaches them)."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {str(out)!r} is a file, not a folder")
+    if path.exists() and any(path.iterdir()) and not resume:
+        raise InputError(f"--out {str(out)!r} is not empty: add --resume to continue the "
+                         f"balance run there, or give another --out")
+    return path
+
+
 def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 200_000,
                 players=None, policies=None, options=None, seed: int = config.SEED,
-                tolerance: float = 0.005, trials: int = 27, threads: int | None = 1,
-                baseline: bool = False, evaluate: Evaluate | None = None) -> Balance:
+                tolerance: float = 0.005, trials: int = 27, threads: int | None = None,
+                baseline: bool = False, evaluate: Evaluate | None = None, out=None,
+                backend: str = "local", workers: int | None = None,
+                scheduler: str | None = None, resume: bool = False,
+                progress: bool = False) -> Balance:
     """Search the ``vary`` options of ``game`` for the setting closest to ``targets``, then
     check it on ``holdout`` fresh games (see the module docstring). ``baseline``: also play
     the options without the varied ones (their defaults) on the same hold-out seeds.
-    ``evaluate`` replaces the game's simulation (tests)."""
+
+    Every batch, and the hold-out check, is a study run into a sub-folder of ``out``
+    (:class:`StudyBatches`; a temporary folder when None) on one backend (``backend``,
+    ``workers`` (``threads`` is its older name), ``scheduler``), and the result is written
+    into ``out`` (``balance.json``, ``search.csv``, atomically); ``resume`` continues a
+    stopped run there. ``evaluate`` replaces the game's simulation (tests; nothing written)."""
     from vikingsim.core.options import resolve
-    from vikingsim.core.runner import check_count, resolve_policies, simulate
+    from vikingsim.core.runner import check_count, resolve_policies
     from vikingsim.games import get
 
     spec = get(game) if isinstance(game, str) else game
@@ -456,19 +572,88 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
         opts = resolve(spec.name, spec.options,
                        {**base, **{kb.name: kb.cast(getattr(kb, corner)) for kb in knobs}})
         spec.setup(opts, pols, k)
+    args = (spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, tolerance,
+            baseline)
+    if evaluate is not None:
+        return _balance(*args, evaluate=evaluate)
+    from vikingsim.studies.backends import check_backend
 
-    def play(setting, n, s):
-        return simulate(spec, n, seed=s, players=k, policies=pols,
-                        options={**base, **setting}, threads=threads, keep=False).summary
+    check_backend(backend, workers, scheduler)
+    if out is not None:
+        check_balance_out(out, resume)
+    probe = StudyBatches(spec, k, pols, base, tgts, None, None, False, False)
+    check_targets(tgts, _probe(probe, {kb.name: kb.cast(kb.lo) for kb in knobs}, seed))
+    if out is None:
+        import tempfile
 
-    evaluate = evaluate or play
-    check_targets(tgts, evaluate({kb.name: kb.cast(kb.lo) for kb in knobs}, 1,
-                                 derive_seed(seed, PROBE)))
-    found = search(evaluate, knobs, tgts, budget=budget, seed=seed, trials=trials)
+        with tempfile.TemporaryDirectory(prefix="vikingsim-balance-") as tmp:
+            return _balance_studies(args, Path(tmp), backend, workers or threads, scheduler,
+                                    False, progress)
+    return _balance_studies(args, Path(out), backend, workers or threads, scheduler, resume,
+                            progress)
+
+
+def _probe(batches: StudyBatches, setting: dict, seed: int) -> dict:
+    """One game of ``setting`` (a one-cell study in a temporary folder, on a thread of this
+    process): its summary names the metrics a target may use. Nothing is left behind."""
+    import tempfile
+
+    from vikingsim.studies.backends import make_backend
+
+    with tempfile.TemporaryDirectory(prefix="vikingsim-probe-") as tmp:
+        batches.out, batches.pool = Path(tmp), make_backend("local", 1)
+        try:
+            return batches.run("probe", [setting], 1, derive_seed(seed, PROBE), "probe")[0]
+        finally:
+            batches.pool.close()
+
+
+def _balance_studies(args, out: Path, backend, workers, scheduler, resume, progress):
+    """The search and hold-out as studies in ``out`` on one backend, closed at the end (at
+    once, dropping chunks not started, when stopped); the result written into ``out``."""
+    from vikingsim.studies.backends import make_backend
+
+    spec, k, pols, base, tgts = args[:5]
+    pool = make_backend(backend, workers, scheduler)
+    batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress)
+    try:
+        b = _balance(*args, batches=batches)
+    except BaseException as e:
+        pool.close(cancel=True)
+        if isinstance(e, KeyboardInterrupt) and not batches.running:    # between batches
+            print(f"vikingsim: balance stopped; its finished batches are saved in {out}: "
+                  f"rerun with --resume to finish it", file=sys.stderr)
+        raise
+    pool.close()
+    b.folder = str(out)
+    b.write(out)
+    return b
+
+
+def _balance(spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, tolerance,
+             baseline, *, evaluate: Evaluate | None = None,
+             batches: StudyBatches | None = None) -> Balance:
+    """The search, then the hold-out check of its best setting (and the baseline: the varied
+    options at their defaults, the same hold-out games): by ``evaluate`` or by ``batches``."""
+    from vikingsim.core.options import resolve
+
+    if evaluate is not None:
+        check_targets(tgts, evaluate({kb.name: kb.cast(kb.lo) for kb in knobs}, 1,
+                                     derive_seed(seed, PROBE)))
+    found = search(evaluate, knobs, tgts, budget=budget, seed=seed, trials=trials,
+                   batch=batches)
     h_seed = derive_seed(seed, HOLDOUT)
-    checked = holdout_check(evaluate(found.best, holdout, h_seed), tgts, holdout, tolerance)
-    base_rows = (holdout_check(evaluate({}, holdout, h_seed), tgts, holdout, tolerance)
-                 if baseline else None)
+    if evaluate is not None:
+        best = evaluate(found.best, holdout, h_seed)
+        base_summary = evaluate({}, holdout, h_seed) if baseline else None
+    else:
+        defaults = {o.name: o.default for o in spec.options}
+        cells = [found.best] + ([{kb.name: defaults[kb.name] for kb in knobs}] if baseline
+                                else [])
+        got = batches.run("holdout", cells, holdout, h_seed, "holdout")
+        best, base_summary = got[0], (got[1] if baseline else None)
+    checked = holdout_check(best, tgts, holdout, tolerance)
+    base_rows = (holdout_check(base_summary, tgts, holdout, tolerance) if baseline else None)
     return Balance(spec.name, k, pols, seed, budget, tgts, knobs,
                    resolve(spec.name, spec.options, base), found, h_seed, checked, tolerance,
                    base_rows)
@@ -518,3 +703,90 @@ def format_text(b: Balance) -> str:
         lines += [line.split("  target")[0] + "  deviation " + line.split("deviation ")[1]
                   .split(" [")[0] for line in _holdout_lines(b.baseline)]
     return "\n".join(lines)
+
+
+# ---- vikingsim report (kind "balance", studies.kinds) ----------------------------------------
+def study_folder(path) -> Path:
+    """The study ``vikingsim report`` opens for ``path``: a balance run's folder (with
+    ``balance.json``, no ``study.json``) is reported by its hold-out study."""
+    p = Path(path)
+    if (p / "balance.json").exists() and not (p / "study.json").exists():
+        return p / "holdout"
+    return p
+
+
+def _batch_targets(data) -> list[Target]:
+    return [Target(t["metric"], None if t["seat"] < 0 else int(t["seat"]), float(t["value"]),
+                   t["text"]) for t in data.manifest["report"]["targets"]]
+
+
+def _batch_frame(data) -> pd.DataFrame:
+    """One row per cell of a balance batch: its setting, games, target estimates and loss,
+    from the summaries of its stored tallies."""
+    from vikingsim.studies.dataset import cell_summaries
+
+    m = data.manifest
+    targets, summaries = _batch_targets(data), cell_summaries(data.root, m)
+    rows = []
+    for entry in m["cells"]:
+        if entry["cell"] not in summaries:
+            continue
+        values = metric_values(targets, summaries[entry["cell"]])
+        rows.append({**entry["grid"], "games": entry["games_done"],
+                     "loss": loss(targets, values, entry["games_done"]),
+                     **{t.key: float(v) for t, v in zip(targets, values)}})
+    return pd.DataFrame(rows)
+
+
+def report_tables(data) -> dict[str, pd.DataFrame]:
+    """The batch's settings with their estimates and loss; for the hold-out study also the
+    whole search's table (``search.csv`` of the balance folder)."""
+    role = data.manifest["report"]["role"]
+    tables = {f"Settings of {data.manifest['report']['batch']} ({role}), from the stored "
+              f"counts": _batch_frame(data)}
+    search_csv = Path(data.root).parent / "search.csv"
+    if role == "holdout" and search_csv.exists():
+        tables["The search: every setting's pooled estimate"] = pd.read_csv(search_csv)
+    return tables
+
+
+def report_findings(data) -> list[str]:
+    """The setting closest to the targets in this batch, in words; for the hold-out study
+    each target's held-out deviation."""
+    df, rep = _batch_frame(data), data.manifest["report"]
+    if df.empty:
+        return [f"{rep['batch']} has no finished cell yet."]
+    knobs = list(data.manifest["grid_keys"])
+    if rep["role"] == "holdout":
+        r = df.iloc[0]
+        return [f"Hold-out ({int(r['games']):,} fresh games) of {_fmt_setting(dict(r[knobs]))}: "
+                f"{t.key} {r[t.key]:.4f} against the target {t.value:.4f} (deviation "
+                f"{r[t.key] - t.value:+.4f})." for t in _batch_targets(data)]
+    best = df.sort_values("loss", kind="stable").iloc[0]
+    return [f"{rep['batch']} played {len(df)} setting{'s' * (len(df) != 1)} on "
+            f"{int(best['games']):,} games each (common seed); the closest to the targets is "
+            f"{_fmt_setting(dict(best[knobs]))} (loss {best['loss']:.3g})."]
+
+
+def report_figures(data, folder) -> list[Path]:
+    """Each target metric's estimate by setting (one line per target, the targets dashed)."""
+    from matplotlib.figure import Figure
+
+    from vikingsim.core.atomic import atomic_write
+
+    df = _batch_frame(data)
+    knobs = list(data.manifest["grid_keys"])
+    if df.empty:
+        return []
+    labels = [_fmt_setting(dict(r[knobs])) for _, r in df.iterrows()]
+    fig = Figure(figsize=(6.5, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    for t in _batch_targets(data):
+        line = ax.plot(range(len(df)), df[t.key], marker="o", label=t.key)[0]
+        ax.axhline(t.value, ls="--", lw=0.8, color=line.get_color())
+    ax.set_xticks(range(len(df)), labels, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("estimate (dashed: target)")
+    ax.legend(fontsize=8)
+    path = Path(folder) / f"balance-{data.manifest['report']['batch']}.png"
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return [atomic_write(path, lambda p: fig.savefig(p, dpi=110, format="png"))]

@@ -2,7 +2,10 @@
 on held-out games (``vikingsim.studies.balance``)."""
 from __future__ import annotations
 
+import argparse
+
 from vikingsim.core import config
+from vikingsim.studies.cli_experiment import add_run_arguments, stopped
 
 HELP = "search options for the setting closest to targets (Optuna + successive halving)"
 EXAMPLES = """targets: METRIC=EXPR, METRIC[i]=EXPR or METRIC[*]=EXPR (every seat), EXPR of
@@ -10,13 +13,18 @@ numbers and 'players' (+ - * / and brackets; at most 200 characters, operators n
 most 20 deep), e.g. win_rate[*]=1/players. METRIC is a game metric of the summary (a rate
 or mean: win_rate, p_truncated, mean_rounds, ...; not elapsed_s, n or a count of games).
 --budget caps the games the search plays; the best setting is then checked on --holdout
-fresh games.
+fresh games. Every batch of the search is a small study (kind "balance", one cell per
+setting, common seeds) in --out/batch-NNNN/, the hold-out check in --out/holdout/, run by the
+study runner (--backend dask works); the result is --out/balance.json and search.csv.
+--resume re-runs the (deterministic) search and reads the finished batches from disk.
 
 examples:
   vikingsim balance raidboard --players 4 --target "win_rate[*]=1/players" \\
       --vary seat_gold_step=0..10 --budget 2000000 --holdout 500000
   vikingsim balance raidboard --players 2 --target "win_rate[0]=1/2" --vary start_gold=10..40
-  vikingsim balance raidboard --target "mean_rounds=7" --vary target_gold=60..100 --json"""
+  vikingsim balance raidboard --target "mean_rounds=7" --vary target_gold=60..100 --json
+  vikingsim balance raidboard --players 2 --target "win_rate[0]=1/2" --vary start_gold=10..40 \\
+      --out results/b --resume"""
 
 
 def add_arguments(p) -> None:
@@ -40,25 +48,38 @@ def add_arguments(p) -> None:
                    help="fix a game option (repeatable)")
     p.add_argument("--seed", type=int, default=config.SEED,
                    help=f"root seed of the search and hold-out (default {config.SEED})")
-    p.add_argument("--threads", type=int, default=1,
-                   help="threads per batch (default 1; results do not depend on it)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder of the batches' studies and the result (default "
+                   "results/balance-GAME/)")
+    add_run_arguments(p, "balance run")
+    p.add_argument("--threads", dest="workers", type=int, help=argparse.SUPPRESS)  # old name
     p.add_argument("--baseline", action="store_true",
                    help="also play the varied options at their defaults on the hold-out seeds")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args) -> int:
+    from pathlib import Path
+
     from vikingsim.core.console import print_json
     from vikingsim.core.options import parse_assignments
     from vikingsim.studies.balance import format_text, run_balance
 
-    b = run_balance(args.game, args.targets, args.vary, budget=args.budget,
-                    holdout=args.holdout, players=args.players,
-                    policies=args.policies or None, options=parse_assignments(args.sets),
-                    seed=args.seed, tolerance=args.tolerance, trials=args.trials,
-                    threads=args.threads, baseline=args.baseline)
+    out = Path(args.out if args.out is not None else f"results/balance-{args.game}")
+    try:
+        b = run_balance(args.game, args.targets, args.vary, budget=args.budget,
+                        holdout=args.holdout, players=args.players,
+                        policies=args.policies or None, options=parse_assignments(args.sets),
+                        seed=args.seed, tolerance=args.tolerance, trials=args.trials,
+                        baseline=args.baseline, out=out, backend=args.backend,
+                        workers=args.workers, scheduler=args.scheduler, resume=args.resume,
+                        progress=not args.quiet)
+    except KeyboardInterrupt as stop:     # the runner said which chunks are saved (one line)
+        return stopped(stop)
     if args.json:
-        print_json(b.summary())
+        print_json({**b.summary(), "folder": str(out)})
     else:
         print(format_text(b))
+        print(f"wrote balance.json, search.csv in {out}/ (batches in batch-NNNN/, hold-out "
+              f"in holdout/)")
     return 0

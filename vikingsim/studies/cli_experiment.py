@@ -14,6 +14,18 @@ EXAMPLES = """examples:
 def add_arguments(p) -> None:
     p.add_argument("file", help="study file (TOML; see experiments/README.md)")
     p.add_argument("--out", default=None, help="output folder (default results/<study name>)")
+    add_run_arguments(p)
+    p.add_argument("--stop-when-decided", action="store_true",
+                   help="stop each cell once the SPRT of the file's [stop] table decides; "
+                   "checked once per chunk, it is valid but conservative: its errors fall "
+                   "below alpha and beta (about 1%% for 5%% with the example's 16,384-game "
+                   "chunks; vikingsim.stats.SPRT(p0, p1).error_rates(chunk) gives them)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_run_arguments(p, what: str = "study") -> None:
+    """The study runner's options, shared by every command that runs a study (experiment,
+    tournament, balance): --backend, --scheduler, --workers, --resume, --quiet."""
     p.add_argument("--backend", default="local", help="local (threads, default) or dask")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with --backend dask: a running scheduler (default: a LocalCluster)")
@@ -21,18 +33,20 @@ def add_arguments(p) -> None:
                    help="chunks at once: threads (local) or LocalCluster workers (default: "
                    "all cores)")
     p.add_argument("--resume", action="store_true",
-                   help="continue a stopped run of the same study (finished chunks are kept)")
-    p.add_argument("--stop-when-decided", action="store_true",
-                   help="stop each cell once the SPRT of the file's [stop] table decides; "
-                   "checked once per chunk, it is valid but conservative: its errors fall "
-                   "below alpha and beta (about 1%% for 5%% with the example's 16,384-game "
-                   "chunks; vikingsim.stats.SPRT(p0, p1).error_rates(chunk) gives them)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+                   help=f"continue a stopped run of the same {what} (finished chunks are kept)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def stopped(stop: KeyboardInterrupt) -> int:
+    """Exit code of a run stopped by SIGTERM (143) or Ctrl-C (130); the runner has said in
+    one line which chunks are saved."""
+    from vikingsim.core.console import Terminated
+
+    return 143 if isinstance(stop, Terminated) else 130
+
+
 def run(args) -> int:
-    from vikingsim.core.console import Terminated, print_json
+    from vikingsim.core.console import print_json
     from vikingsim.studies.kinds import expand
     from vikingsim.studies.run import run_study
     from vikingsim.studies.spec import load_study
@@ -43,7 +57,7 @@ def run(args) -> int:
                         scheduler=args.scheduler, resume=args.resume,
                         stop_when_decided=args.stop_when_decided, progress=not args.quiet)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
-        return 143 if isinstance(stop, Terminated) else 130
+        return stopped(stop)
     if args.json:
         print_json(res.to_json())
     else:

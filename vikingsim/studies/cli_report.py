@@ -22,9 +22,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from vikingsim.studies.balance import study_folder
     from vikingsim.studies.report import write_report
 
-    path, words = write_report(args.study, args.out,
+    path, words = write_report(study_folder(args.study), args.out,
                                source="rows" if args.from_rows else "auto")
     if not args.quiet:
         print("\n".join(words))

@@ -13,6 +13,8 @@ A plain study file has kind "" and gets the generic page only.
 #: kind -> module (imported only when a study of that kind is reported).
 KINDS: dict[str, str] = {
     "importance": "vikingsim.studies.importance",
+    "tournament": "vikingsim.studies.tournament",
+    "balance": "vikingsim.studies.balance",
 }
 
 

@@ -74,6 +74,22 @@ def play_chunk(task: ChunkTask) -> dict:
 
 
 # ---- the run ---------------------------------------------------------------------------------
+class Borrowed:
+    """A caller's started backend lent to one study: closing it is left to the caller."""
+
+    def __init__(self, pool):
+        self.pool, self.workers = pool, pool.workers
+
+    def submit(self, fn, task):
+        return self.pool.submit(fn, task)
+
+    def wait(self, futures) -> set:
+        return self.pool.wait(futures)
+
+    def close(self, cancel: bool = False) -> None:
+        """Nothing: the owner closes the backend (with ``cancel`` when it stops)."""
+
+
 @dataclass
 class CellState:
     """A cell's running tally, fed in chunk order."""
@@ -121,7 +137,7 @@ class StudyRun:
 def run_study(study, out=None, *, backend: str = "local", workers: int | None = None,
               scheduler: str | None = None, resume: bool = False,
               stop_when_decided: bool = False, progress: bool = False,
-              games: int | None = None) -> StudyRun:
+              games: int | None = None, pool=None) -> StudyRun:
     """Run a study file (path or :class:`Study`) into ``out`` (default ``results/<name>``).
 
     The dataset depends only on the study file: not on ``backend`` ("local" threads or
@@ -131,7 +147,10 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     replaces the file's games per cell (a smaller version of the study).
 
     ``elapsed_s`` of the result is the time spent playing chunks once the backend was up;
-    ``backend_start_s`` the time it took to start it (a LocalCluster takes seconds)."""
+    ``backend_start_s`` the time it took to start it (a LocalCluster takes seconds).
+
+    ``pool``: a backend already started by the caller (``backends.make_backend``), shared by
+    several small studies (balance batches); it is left open (the caller closes it)."""
     from vikingsim.studies.backends import check_backend, make_backend
 
     check_backend(backend, workers, scheduler)
@@ -142,8 +161,8 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     root = Path(out) if out is not None else Path("results") / study.name
     _check_out(root, manifest, resume)
     t_start = time.perf_counter()
-    try:
-        pool = make_backend(backend, workers, scheduler)  # reached before anything is written
+    try:                                                  # reached before anything is written
+        pool = make_backend(backend, workers, scheduler) if pool is None else Borrowed(pool)
     except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while the backend starts
         print(f"vikingsim: study stopped while its backend started; nothing was written to "
               f"{root}", file=sys.stderr)

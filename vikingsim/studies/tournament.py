@@ -165,12 +165,13 @@ class Tournament:
         }
 
     def write(self, out_dir) -> list[Path]:
-        """CSV and Parquet tables, the summary JSON and a heatmap PNG, as one result set that
-        replaces ``out_dir`` whole (``core.atomic.write_folder``): a failure midway, such as a
-        full disk, leaves the folder as it was."""
-        from vikingsim.core.atomic import write_folder
+        """CSV and Parquet tables, the summary JSON and a heatmap PNG into ``out_dir`` (the
+        tournament's study folder, or any folder), as one set: every file is first written
+        under a hidden temp name (``core.atomic``), then all are renamed into place, so a
+        failure midway, such as a full disk, leaves the earlier set as it was."""
+        from vikingsim.core import atomic
 
-        check_out(out_dir)
+        folder = check_out(out_dir)
         files = {
             "pairs.csv": lambda p: self.pairs.to_csv(p, index=False),
             "matrix.csv": lambda p: self.matrix.to_csv(p),
@@ -182,32 +183,38 @@ class Tournament:
             "heatmap.png": lambda p: heatmap(self, p),
         }
         assert tuple(files) == FILES
+        temps = {name: atomic.temp_name(folder / name) for name in files}
+        made = not folder.exists()
         try:
-            return write_folder(out_dir, files)
+            folder.mkdir(parents=True, exist_ok=True)
+            for name, write in files.items():
+                write(temps[name])
+            for name in files:
+                atomic.commit(temps[name], folder / name)
         except OSError as e:
-            raise InputError(f"cannot write --out {str(out_dir)!r}: {e.strerror or e} (the folder "
-                             f"is as it was)") from None
+            for tmp in temps.values():
+                atomic.discard(tmp)
+            if made and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()                       # a new folder: nothing left behind
+            raise InputError(f"cannot write --out {str(out_dir)!r}: {e.strerror or e} (the "
+                             f"earlier files are as they were)") from None
+        finally:
+            for tmp in temps.values():
+                atomic.discard(tmp)
+        return [Path(out_dir) / name for name in files]
 
 
 def check_out(out) -> Path:
-    """Before any game is played: ``out`` can take a tournament's result set. It is a new
-    folder, an empty one or an earlier tournament's (it is replaced whole, so a folder holding
-    other files is refused), and a temp folder can be created beside it."""
+    """Before any game is played: ``out`` names a folder (or none yet) under a folder that
+    takes new files. Whether it may hold the tournament's study (a new or empty folder, or
+    with ``--resume`` one holding the same study) is the study runner's check."""
     given = Path(out)
     path = Path(os.path.abspath(given))
     if not path.name or path.name == "..":
         raise InputError(f"--out {str(given)!r}: give a folder name")
     try:
-        if path.exists():
-            if not path.is_dir():
-                raise InputError(f"--out {str(given)!r} is a file, not a folder")
-            other = sorted(p.name for p in path.iterdir() if p.name not in FILES)
-            if other:
-                raise InputError(
-                    f"--out {str(given)!r} holds files that are not a tournament's "
-                    f"({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}); the result "
-                    f"set replaces the folder whole: give a new, empty or earlier tournament's "
-                    f"folder")
+        if path.exists() and not path.is_dir():
+            raise InputError(f"--out {str(given)!r} is a file, not a folder")
         _probe_parent(path, given)
     except OSError as e:
         raise InputError(f"cannot write --out {str(given)!r}: {e.strerror or e}") from None
@@ -227,18 +234,68 @@ def _probe_parent(path: Path, given: Path) -> None:
     os.rmdir(tempfile.mkdtemp(prefix=".vikingsim-probe.", dir=anc))
 
 
-# ---- the run -------------------------------------------------------------------------------
+# ---- the run: a generated study whose cells are the lineups ---------------------------------
 def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int = config.SEED,
-                   options: dict | None = None, threads: int | None = None) -> Tournament:
+                   options: dict | None = None, threads: int | None = None, out=None,
+                   backend: str = "local", workers: int | None = None,
+                   scheduler: str | None = None, resume: bool = False, progress: bool = False,
+                   chunk_games: int | None = None) -> Tournament:
     """Play the tournament (see the module docstring) and return a :class:`Tournament`.
 
     ``policies``: a comma-separated text or a list of policy texts (``name(k=v)`` allowed).
     ``n``: games per lineup; every lineup uses root ``seed`` (common random numbers).
-    """
-    from vikingsim.core.game import tally_counts
+
+    The lineups are the cells of a generated study (:func:`tournament_study`, kind
+    "tournament", common seeds: each lineup plays the games of ``simulate(..., seed=seed)``),
+    run by the study runner into ``out`` (a temporary folder when None); every table is then
+    read from the stored counts (:func:`from_study`). ``backend``, ``workers`` (``threads``
+    is its older name), ``scheduler`` and ``resume`` are those of ``run_study``; the result
+    does not depend on them."""
+    import tempfile
+
+    from vikingsim.studies.dataset import open_study
+    from vikingsim.studies.run import run_study
+
+    study = tournament_study(game, policies, players=players, n=n, seed=seed,
+                             options=options, chunk_games=chunk_games)
+    kw = dict(backend=backend, workers=threads if workers is None else workers,
+              scheduler=scheduler, resume=resume, progress=progress)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="vikingsim-tournament-") as tmp:
+            run_study(study, Path(tmp) / "t", **kw)
+            t = from_study(open_study(Path(tmp) / "t"))
+    else:
+        _refuse_older(out)
+        run_study(study, out, **kw)
+        t = from_study(open_study(out))
+    for w in t.warnings:                          # said once, on stderr; kept in the summary
+        warn(w)
+    return t
+
+
+def _refuse_older(out) -> None:
+    """InputError for a folder holding only the tables of a tournament made before
+    tournaments were studies (no ``study.json``): the runner would call it a non-empty
+    folder; this says what it is."""
+    path = Path(out)
+    names = {p.name for p in path.iterdir()} if path.is_dir() else set()
+    if names and names <= set(FILES):
+        raise InputError(f"--out {str(out)!r} holds the tables of a tournament made before "
+                         f"tournaments were studies (no study.json): remove the folder or "
+                         f"give another --out")
+
+
+def tournament_study(game, policies, *, players=None, n: int = 20_000,
+                     seed: int = config.SEED, options: dict | None = None,
+                     chunk_games: int | None = None):
+    """The tournament as a checked generated study: one ``[[cases]]`` cell per distinct
+    lineup (``policy.<seat>`` knobs; lineups sorted by their policy indices), ``n`` games
+    per cell, ``common_seeds = true``; ``[report]`` keeps the policies, seats and first
+    seat. Every lineup is checked by the game's setup before any game is played."""
     from vikingsim.core.options import resolve
-    from vikingsim.core.runner import check_count, simulate
+    from vikingsim.core.runner import check_count
     from vikingsim.games import get
+    from vikingsim.studies.spec import study_from_dict
 
     spec = game if isinstance(game, GameSpec) else get(game)
     check_game(spec)
@@ -246,27 +303,64 @@ def run_tournament(game, policies, *, players=None, n: int = 20_000, seed: int =
     seed = check_count("seed", seed, 0, 2**63 - 1)
     labels, k = resolve_entrants(spec, policies, players)
     opts = resolve(spec.name, spec.options, dict(options or {}))
-    plan = lineup_plan(len(labels), k)
-    distinct = sorted({lu for *_, lu in plan})
+    distinct = sorted({lu for *_, lu in lineup_plan(len(labels), k)})
     if len(distinct) > MAX_LINEUPS:
         raise InputError(f"{len(distinct):,} lineups: at most {MAX_LINEUPS:,} (fewer policies)")
-    for lu in distinct:                                   # every lineup valid before any game
-        spec.setup(opts, [labels[i] for i in lu], k)
-    wins = {}
-    for lu in distinct:                  # truncation is reported once, below, not per lineup
-        res = simulate(spec, n, seed=seed, players=k, policies=[labels[i] for i in lu],
-                       options=opts, threads=threads, keep=False, warn_truncated=False)
-        wins[lu] = [int(w) for w in tally_counts(spec, res.tally, n).wins]
-    first = int(opts.get("first_seat", 0))               # seat 0 unless the game says otherwise
-    t = Tournament(spec.name, labels, k, n, seed, opts,
+    data = {"name": f"tournament-{spec.name}", "kind": "tournament", "game": spec.name,
+            "title": f"{spec.name} tournament: {', '.join(labels)} ({k} players)",
+            "players": k, "games": n, "seed": seed, "common_seeds": True, "rows": False,
+            "options": dict(options or {}),
+            "cases": [{f"policy.{s}": labels[p] for s, p in enumerate(lu)} for lu in distinct],
+            "report": {"policies": labels, "players": k,
+                       "first_seat": int(opts.get("first_seat", 0))}}
+    if chunk_games is not None:
+        data["chunk_games"] = chunk_games
+    return study_from_dict(data, Path.cwd() / f"{data['name']}.toml")
+
+
+def from_study(data) -> Tournament:
+    """The tournament of a finished study folder of kind "tournament" (``open_study``): every
+    lineup's seat wins read as integers from its stored tallies (``cell_tally`` +
+    ``tally_counts``), then the tables. InputError (one line) for another kind of study or
+    an unfinished one."""
+    from vikingsim.core.game import tally_counts
+    from vikingsim.games import get
+    from vikingsim.studies.dataset import cell_tally
+
+    m = data.manifest
+    if m.get("kind") != "tournament":
+        raise InputError(f"{str(data.root)!r} holds a study of kind {m.get('kind')!r}, not a "
+                         f"tournament")
+    spec, rep = get(m["game"]), m["report"]
+    labels, k = list(rep["policies"]), int(rep["players"])
+    wins, n = {}, int(m["cells"][0]["games"])
+    for entry in m["cells"]:
+        tally, games = cell_tally(data.root, entry["cell"])
+        if games != entry["games"]:
+            raise InputError(f"{str(data.root)!r}: lineup {entry['cell']} has {games:,} of "
+                             f"{entry['games']:,} games; finish the run with --resume")
+        lineup = tuple(labels.index(p) for p in entry["policies"])
+        wins[lineup] = [int(w) for w in tally_counts(spec, tally, games).wins]
+    options = m["cells"][0]["options"]
+    return tournament_tables(spec.name, labels, k, n, m["root_seed"], options, wins,
+                             int(rep.get("first_seat", 0)))
+
+
+def tournament_tables(game: str, labels: list, k: int, n: int, seed: int, options: dict,
+                      wins: dict, first_seat: int = 0) -> Tournament:
+    """A :class:`Tournament` from every distinct lineup's seat wins (``wins[lineup]``: one
+    integer per seat, n games per lineup): lineups, pairs, seats and ratings tables."""
+    plan = lineup_plan(len(labels), k)
+    distinct = sorted(wins)
+    t = Tournament(game, labels, k, n, seed, options,
                    lineups=_lineup_table(labels, distinct, wins, n),
                    pairs=_pair_table(labels, plan, wins, n, k),
                    seats=_seat_table(distinct, wins, n, k),
-                   ratings=pd.DataFrame(), first_seat=first, games_played=n * len(distinct))
+                   ratings=pd.DataFrame(), first_seat=first_seat,
+                   games_played=n * len(distinct))
     t.ratings, note = fit_ratings(t.pairs, labels, k)
     undecided = _undecided_note(distinct, wins, n)
-    if undecided:                               # said once, on stderr; kept in the summary
-        warn(undecided)
+    if undecided:
         t.warnings.append(undecided)
     if note and t.decided:                      # nothing decided: the warning says it all
         t.notes.append(note)
@@ -453,3 +547,47 @@ def format_text(t: Tournament) -> str:
                      f"{r['elo_ci_hi']:+.0f}])")
     lines.extend(f"note: {x}" for x in t.notes)
     return "\n".join(lines)
+
+
+# ---- vikingsim report (kind "tournament", studies.kinds) -------------------------------------
+def report_tables(data) -> dict[str, pd.DataFrame]:
+    """The tournament's tables, read from the study's stored counts."""
+    t = from_study(data)
+    return {"Win-rate matrix (row: the lone policy a; column: the opponent b)":
+            t.matrix.rename_axis(index="policy", columns=None).reset_index(),
+            "Pairs (M[a, b] with Wilson 95% intervals)": t.pairs,
+            "Seats (over the distinct lineups, each once)": t.seats,
+            "Ratings (Bradley-Terry/Luce, centred)": t.ratings}
+
+
+def report_findings(data) -> list[str]:
+    """The verdicts in words: every pair whose interval excludes the fair 1/K, the first
+    seat's rate and the ratings' order; the warnings and notes of the tables."""
+    t = from_study(data)
+    out = list(t.warnings)
+    if not t.decided:
+        return out
+    fair = 1.0 / t.players
+    for _, r in t.pairs.iterrows():
+        if r["ci_lo"] > fair or r["ci_hi"] < fair:
+            out.append(f"A lone {r['policy']} among {t.players - 1} {r['opponent']} wins "
+                       f"{r['win_rate']:.1%} [{r['ci_lo']:.1%}, {r['ci_hi']:.1%}] of the games: "
+                       f"{'more' if r['ci_lo'] > fair else 'less'} than the fair {fair:.1%}.")
+    s = t.seats.iloc[t.first_seat]
+    out.append(f"The first seat (seat {t.first_seat}) wins {s['win_rate']:.1%} "
+               f"[{s['ci_lo']:.1%}, {s['ci_hi']:.1%}] over the {len(t.lineups['lineup_id'].unique()):,} "
+               f"distinct lineups (fair {fair:.1%}).")
+    if t.ratings["rating"].notna().all():
+        order = ", ".join(f"{r['policy']} {r['elo_score']:+.0f}" for _, r in t.ratings.iterrows())
+        out.append(f"Ratings on the Elo scale, highest first: {order}.")
+    return out + list(t.notes)
+
+
+def report_figures(data, folder) -> list[Path]:
+    """The win-rate heatmap, written atomically into ``folder``."""
+    from vikingsim.core.atomic import atomic_write
+
+    t = from_study(data)
+    path = Path(folder) / "tournament-heatmap.png"
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return [atomic_write(path, lambda p: heatmap(t, p))]
