@@ -31,6 +31,14 @@ records), ``study_content`` (what that hash covers, so a refused ``--resume`` na
 changed), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
 ``stop`` (the ``[stop]`` hypothesis or null), ``stop_when_decided`` and ``complete``.
 
+Reading (this module is the one owner of the folder: ``vikingsim report`` and the notebooks
+read through it): :func:`open_study` checks ``study.json`` (:func:`read_manifest`: the folder,
+``FORMAT``, the fixed fields of the manifest and of every cell) and returns a
+:class:`StudyData`: the cells, the tallies of the finished chunks (:func:`chunk_tallies`,
+:func:`cell_tally`), the game's summaries, and the rows of the finished chunks
+(``rows_dataset``, ``games``; the ``cell`` column of ``CELL_TYPE``). A chunk is finished when
+its ``.tally.json`` exists, wherever it lies (a gap left by an interrupted run included).
+
 Every file is written to a hidden temp name in its own folder (``.<stem>.<pid>.tmp<suffix>``,
 which pyarrow's dataset reader ignores), fsynced, renamed with ``os.replace`` and its folder
 fsynced (``core.atomic``), so no half-written file ever has its final name. A chunk is finished when its ``.tally.json`` exists: it is
