@@ -219,9 +219,12 @@ def seat_words(g: pd.DataFrame, label: dict) -> str:
     noise = g[~g["finding"]].sort_values("diff", key=abs, ascending=False)
     if len(noise):
         shown = [f"{label[r.cell]} ({100 * r.diff:+.1f})" for r in noise.head(3).itertuples()]
+        shown += [f"{len(noise) - 3} more"] if len(noise) > 3 else []
         shown = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
         parts.append(f"within noise in {len(noise)} of {len(g)} cells: {shown}")
-    return f"Seat {g['seat'].iloc[0]}: {'; '.join(parts)}."
+    seat = g["seat"].iloc[0]
+    name = "The first player (seat 0)" if seat == 0 else f"Seat {seat}"
+    return f"{name}: {'; '.join(parts)}."
 
 
 # ---- numbers and words --------------------------------------------------------------------------
@@ -906,6 +909,12 @@ def test_a_difference_is_a_finding_only_beyond_noise_after_holm(seats_run, tmp_p
             assert (f"{word} fair in {n} of" in said[0]) if n else word not in said[0], said
         assert (f"within noise in {int((~g['finding']).sum())} of" in said[0]) \
             == (~g["finding"]).any(), said
+    # each seat's sentence, worked out from the rows (Holm over the 40 cell-seat margins)
+    m = json.loads((seats_run / "study.json").read_text())
+    t = seat_table(rows_of(seats_run), {c["cell"]: c["players"] for c in m["cells"]})
+    titles = {c["cell"]: report.cell_title(m, c) for c in m["cells"]}
+    for seat, g in t.groupby("seat"):
+        assert seat_words(g, titles) in words, seat
     for r in _table_after(page, "Equal chances test per cell"):
         p_holm = _p(r[4])
         assert (r[5] == "yes") == (p_holm < 0.05), r
