@@ -109,3 +109,42 @@ def _shared_warm_up():
         if len(left) == len(pending):      # all held by the other worker: wait for one
             _warm_under_lock(*left.pop(0), block=True)
         pending = left
+
+
+# ---- real study runs, once per session ---------------------------------------------------------
+def _reference_games(spec, setup, seed, g0, g1, out, *, spawn_prefix=(), threads=1):
+    """``core.runner.play_games`` by the plain-Python reference engine (bit-identical to the
+    kernel on the same streams; no compiling, for a few games of every game)."""
+    from vikingsim.core import runner as R
+
+    R._play_segment(R._with_game0(spec, spec.reference_block, g0), setup, seed,
+                    spec.block_games, g0, g1, out, None, 1, R._NoBar(), spawn_prefix)
+    return out
+
+
+@pytest.fixture(scope="session")
+def study_run(tmp_path_factory):
+    """``study_run(toml_text, reference=False)``: the folder of that study file run by the
+    study runner (``studies.run.run_study``, one worker), run once per session and shared:
+    read it, or copy it before changing it. ``reference=True`` plays the games with the
+    plain-Python reference engine instead of the compiled kernel (the same games)."""
+    import tomllib
+
+    from vikingsim.studies.run import run_study
+
+    cache = {}
+
+    def run(text: str, *, reference: bool = False) -> Path:
+        key = (text, reference)
+        if key not in cache:
+            root = tmp_path_factory.mktemp("study")
+            name = tomllib.loads(text)["name"]
+            (root / f"{name}.toml").write_text(text)
+            with pytest.MonkeyPatch.context() as mp:
+                if reference:
+                    mp.setattr("vikingsim.core.runner.play_games", _reference_games)
+                run_study(root / f"{name}.toml", root / name, workers=1)
+            cache[key] = root / name
+        return cache[key]
+
+    return run

@@ -1,12 +1,15 @@
-"""`vikingsim report`: the study's HTML page, its numbers and words, bad input, and the page
-rendering with its figures in headless Chromium.
+"""`vikingsim report`: the study's HTML page, its numbers and words, bad input, a study's kind,
+and the page rendering with its figures in headless Chromium.
 
-Studies are written in the fixed ``vikingsim experiment`` layout by ``tests/study_fixture.py``:
-hand-made per-game rows (so every expected number is hand arithmetic) or small ``simulate``
-runs (the Chromium test)."""
+Every study here is a real run of a study file by the study runner (``conftest.study_run``,
+once per session; a test that changes one works on a copy). Expected numbers are worked out
+in the test from the per-game rows read straight from the Parquet files (``rows_of``, not
+through ``studies.dataset`` or the report), with textbook formulas (Wilson, the score test,
+Holm by hand, scipy's chi-square)."""
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
@@ -15,57 +18,111 @@ import signal
 import subprocess
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy.stats import chisquare, norm
 
-from tests.study_fixture import build_study, cell_spec, hand_cell, write_study
 from vikingsim.cli import main
 from vikingsim.core.errors import InputError
-from vikingsim.games import get, names
+from vikingsim.games import names
 from vikingsim.studies import report
+from vikingsim.studies.dataset import StudyData
+from vikingsim.studies.report import words as report_words
 
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 
+# ---- the studies ---------------------------------------------------------------------------------
+#: Two cells over start_gold, 4 players, seat 1 plays lookahead, games capped at 12 rounds (some
+#: are truncated), 5,000 games per cell in chunks of 4,096 and 904.
+SEATS = """name = "seats"
+game = "raidboard"
+players = 4
+policies = ["greedy", "lookahead", "greedy", "greedy"]
+games = 5000
+seed = 5
+chunk_games = 4096
+[options]
+max_rounds = 12
+[grid]
+start_gold = [20, 30]
+"""
+#: One cell, no knobs: 40,000 battles of 878 in chunks of 32,768 and 7,232; both sides play
+#: the retreat policy, so some battles end in a retreat (neither side's win).
+B878 = """name = "b878"
+game = "battle878"
+policies = "retreat"
+games = 40000
+seed = 878
+chunk_games = 32768
+"""
+#: Two knobs (players x start_gold), 4 cells of 400 games.
+GRID = """name = "grid"
+game = "raidboard"
+games = 400
+seed = 7
+[grid]
+players = [3, 4]
+start_gold = [10, 20]
+"""
+#: Two knobs: seat 1 starts with 0 or 60 Gold more (which matters) and start gold 20 or 21.
+KNOBS = """name = "knobs"
+game = "raidboard"
+players = 2
+games = 1000
+seed = 3
+[grid]
+seat_gold_step = [0, 60]
+start_gold = [20, 21]
+"""
+#: Three knobs, two cells (only start_gold differs).
+THREE = """name = "three"
+game = "raidboard"
+players = 2
+games = 200
+seed = 9
+[[cases]]
+start_gold = 10
+target_gold = 100
+variant = "circular"
+[[cases]]
+start_gold = 20
+target_gold = 100
+variant = "circular"
+"""
+#: 90 games of 3 players, seat 2 random: the seat furthest from fair is below it.
+BELOW = """name = "below"
+game = "raidboard"
+players = 3
+policies = ["greedy", "greedy", "random"]
+games = 90
+seed = 12
+"""
 
-# ---- hand-made studies ------------------------------------------------------------------------
-def seated(wins: list[int], truncated: int, rounds: list[tuple[int, int]]) -> dict:
-    """raidboard games: ``wins[s]`` games won by seat s, then ``truncated`` games won by
-    nobody; ``rounds`` = [(value, games), ...] in game order."""
-    winner = np.concatenate([np.full(k, s) for s, k in enumerate(wins)] +
-                            [np.full(truncated, -1)])
-    length = np.concatenate([np.full(k, v) for v, k in rounds])
-    assert len(length) == len(winner)
-    return {"winner": winner, "rounds": length, "truncated": winner < 0}
+
+def copy_of(folder, tmp_path):
+    return shutil.copytree(folder, tmp_path / folder.name)
 
 
-def seat_cell(games, players, policies, grid, arrays) -> dict:
-    meta = {"games": games, "players": players, "policies": policies, "grid": grid}
-    return hand_cell("raidboard", meta, arrays)
+def _edit_json(path, edit):
+    d = json.loads(path.read_text())
+    edit(d)
+    path.write_text(json.dumps(d))
 
 
-def seated_study(root, **kw):
-    """Two cells over start_gold (one knob), 4 players.
-    cell 0 (start_gold=20): 1000 games, wins 294/250/230/226, 400 games of 20 rounds then 600
-    of 10 (so later chunks have shorter length histograms); seat 1 plays lookahead.
-    cell 1 (start_gold=30): 500 games, wins 150/100/100/100 and 50 truncated, all 30 rounds."""
-    c0 = seat_cell(1000, 4, ["greedy", "lookahead", "greedy", "greedy"], {"start_gold": 20},
-                   seated([294, 250, 230, 226], 0, [(20, 400), (10, 600)]))
-    c1 = seat_cell(500, 4, ["greedy"], {"start_gold": 30},
-                   seated([150, 100, 100, 100], 50, [(30, 500)]))
-    return write_study(root, "seats", "raidboard", [c0, c1], chunk_games=300, **kw)
+@pytest.fixture
+def seats(study_run, tmp_path):
+    return copy_of(study_run(SEATS), tmp_path)
 
 
-def battle_study(root, name="b878", rolls=True):
-    """One cell, no knobs: 400 battles, vikings win 220, english 160, 20 both eliminated;
-    ``rolls=False`` drops the length column from the rows (a game without one)."""
-    keys = list(get("battle878").outcomes)
-    counts = {"vikings_win": 220, "english_win": 160, "both_eliminated": 20}
-    codes = np.concatenate([np.full(k, keys.index(o)) for o, k in counts.items()])
-    meta = {"games": 400, "players": 2, "policies": ["default"], "grid": {}}
-    cell = hand_cell("battle878", meta, {"outcome": codes, "rolls": np.arange(400) % 7 + 1})
-    if not rolls:
-        cell["frame"] = cell["frame"].drop(columns="rolls")
-    return write_study(root, name, "battle878", [cell], chunk_games=150)
+@pytest.fixture
+def battle(study_run, tmp_path):
+    return copy_of(study_run(B878), tmp_path)
+
+
+@pytest.fixture
+def grid_study(study_run):
+    return study_run(GRID)                  # read only: reports are written elsewhere
 
 
 def read(path) -> str:
@@ -76,109 +133,250 @@ def images(page: str) -> list[str]:
     return re.findall(r'<img src="([^"]*)"', page)
 
 
-# ---- numbers and words --------------------------------------------------------------------------
-def wilson(k: int, n: int, alpha: float) -> tuple[float, float]:
-    """Wilson score interval by its formula (a reference independent of statsmodels)."""
-    from scipy.stats import norm
+# ---- an independent reference: counts from the Parquet files, textbook statistics --------------
+def rows_of(folder) -> pd.DataFrame:
+    """Every finished chunk's per-game rows (``cell`` added), straight from the files."""
+    frames = []
+    for d in sorted((folder / "data").glob("cell=*")):
+        for f in sorted(d.glob("chunk-*.parquet")):
+            if f.with_name(f.name.replace(".parquet", ".tally.json")).exists():
+                frames.append(pd.read_parquet(f).assign(cell=int(d.name[len("cell="):])))
+    return pd.concat(frames, ignore_index=True)
 
+
+def wins_of(rows: pd.DataFrame, cell: int, seats: int) -> np.ndarray:
+    w = rows.loc[rows["cell"] == cell, "winner"].to_numpy()
+    return np.bincount(w[w >= 0], minlength=seats)
+
+
+def wilson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score interval by its formula (a reference independent of statsmodels)."""
     z, p = norm.ppf(1 - alpha / 2), k / n
     mid, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
 
 
-def test_seat_findings_are_hand_arithmetic(tmp_path, capsys):
-    folder = seated_study(tmp_path)
-    assert main(["report", str(folder)]) == 0
+def score_p(w: int, d: int, k: int) -> float:
+    """Two-sided score test of w wins among d decided games against a share of 1/k."""
+    z = (w / d - 1 / k) / np.sqrt((1 / k) * (1 - 1 / k) / d)
+    return float(2 * norm.sf(abs(z)))
+
+
+def holm(p) -> tuple[np.ndarray, np.ndarray]:
+    """(Holm-adjusted p-values, each hypothesis's step level 0.05 / (m - rank)), by hand."""
+    p = np.asarray(p, float)
+    order = np.argsort(p, kind="stable")
+    m = len(p)
+    adj, step = np.empty(m), np.empty(m)
+    adj[order] = np.minimum(1, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    step[order] = 0.05 / (m - np.arange(m))
+    return adj, step
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def p_words(p: float) -> str:
+    return ("p < 0.0001" if p < 1e-4 else f"p = {p:.2g}" if p < 0.01 else
+            f"p = {p:.3g}" if p < 0.1 else f"p = {p:.2f}")
+
+
+def seat_table(rows: pd.DataFrame, cells: dict) -> pd.DataFrame:
+    """One row per (cell, seat): wins, games, decided, fair share, margin, score-test p,
+    Holm over every row, finding and the margin's interval at its Holm step."""
+    out = []
+    for cell, k in cells.items():
+        w, n = wins_of(rows, cell, k), int((rows["cell"] == cell).sum())
+        d = int(w.sum())
+        for s in range(k):
+            out.append({"cell": cell, "seat": s, "wins": int(w[s]), "games": n, "decided": d,
+                        "k": k, "fair": d / n / k, "diff": w[s] / n - d / n / k,
+                        "p": score_p(int(w[s]), d, k)})
+    t = pd.DataFrame(out)
+    t["p_holm"], step = holm(t["p"])
+    t["finding"] = t["p_holm"] < 0.05
+    ci = [wilson(r.wins, r.decided, a) for r, a in zip(t.itertuples(), step)]
+    t["dlo"] = [(lo - 1 / r.k) * r.decided / r.games for (lo, _), r in zip(ci, t.itertuples())]
+    t["dhi"] = [(hi - 1 / r.k) * r.decided / r.games for (_, hi), r in zip(ci, t.itertuples())]
+    return t
+
+
+def _span(diffs) -> str:
+    lo, hi = min(diffs), max(diffs)
+    return f"{100 * lo:+.1f} points" if round(100 * lo, 1) == round(100 * hi, 1) else \
+        f"{100 * lo:+.1f} to {100 * hi:+.1f} points"
+
+
+def seat_words(g: pd.DataFrame, label: dict) -> str:
+    """The findings sentence of one seat over several cells (rows of ``seat_table``)."""
+    parts = []
+    for word, pick in (("above", g["finding"] & (g["diff"] > 0)),
+                       ("below", g["finding"] & (g["diff"] < 0))):
+        if pick.any():
+            parts.append(f"{word} fair in {int(pick.sum())} of {len(g)} cells "
+                         f"({_span(g.loc[pick, 'diff'])})")
+    noise = g[~g["finding"]].sort_values("diff", key=abs, ascending=False)
+    if len(noise):
+        shown = [f"{label[r.cell]} ({100 * r.diff:+.1f})" for r in noise.head(3).itertuples()]
+        shown += [f"{len(noise) - 3} more"] if len(noise) > 3 else []
+        shown = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        parts.append(f"within noise in {len(noise)} of {len(g)} cells: {shown}")
+    seat = g["seat"].iloc[0]
+    name = "The first player (seat 0)" if seat == 0 else f"Seat {seat}"
+    return f"{name}: {'; '.join(parts)}."
+
+
+# ---- numbers and words --------------------------------------------------------------------------
+LABEL = {0: "Start gold 20", 1: "Start gold 30"}
+
+
+def test_seat_findings_are_worked_out_from_the_rows(seats, capsys):
+    assert main(["report", str(seats)]) == 0
     out = capsys.readouterr().out
-    # margins over fair, score test of wins among the decided games against 1/4:
-    # cell 0 seat 0: z = (0.294 - 0.25) / sqrt(0.25 * 0.75 / 1000) = 3.2133, p = 0.001312;
-    # cell 1 seat 0: 150/450, z = (1/3 - 1/4) / sqrt(0.1875 / 450) = 4.0825, p = 4.45e-5;
-    # Holm over the 8 (cell, seat) margins: 8 * 4.45e-5 = 0.00036, 7 * 0.001312 = 0.0092;
-    # the next, cell 0 seat 3 (226, z = -1.7527, p = 0.0797): 6 * 0.0797 = 0.48, not a finding
-    assert ("The first player (seat 0) wins more than its fair share in every cell: 4.4 to "
-            "7.5 points above it (every Holm-corrected 95% interval excludes zero).") in out
-    # cell 1: 100/500 - 450/500/4 = -2.5 points for seats 1-3
-    assert ("Seat 3: within noise in 2 of 2 cells: Start gold 30 (-2.5) and Start gold 20 "
-            "(-2.4).") in out
-    assert "The seats differ significantly from equal chances in 2 of 2 cells" in out
-    # lookahead: 250 of its 1000 seat-games, Wilson [0.22415, 0.27776], fair 25%;
-    # greedy: (294+230+226+450)/5000 = 24.0%, fair (0.25*3000 + 0.225*2000)/5000 = 24.0%
-    assert "lookahead wins 25.0% [22.4, 27.8] of its 1,000 seat-games, at fair (25.0%)" in out
-    assert "greedy wins 24.0% [" in out and "of its 5,000 seat-games, at fair (24.0%)" in out
-    # seat 0's margin: +4.4 and +7.5 points (the widest span of any seat)
-    assert ("Across the grid, seat 0's margin over fair goes from +4.4 points (Start gold 20) "
-            "to +7.5 points (Start gold 30).") in out
-    assert "50 games (3.3%) hit the safety cap (truncated)" in out           # 50 / 1500
-    # cell 0 seat 0's interval at its Holm step (alpha 0.05 / 7), minus 1/4, in points
-    lo, hi = wilson(294, 1000, 0.05 / 7)
-    page = read(folder / "report.html")
-    assert (f"<td>[{100 * (lo - 0.25):+.1f}, {100 * (hi - 0.25):+.1f}]</td><td>p = 0.0092</td>"
-            f"<td>yes</td>") in page
-    assert "[+0.7, +8.4]" in page                       # the same, worked out once
+    rows = rows_of(seats)
+    t = seat_table(rows, {0: 4, 1: 4})
+    s0 = t[t["seat"] == 0]
+    assert s0["finding"].all() and (s0["diff"] > 0).all()            # the case under test
+    lo, hi = sorted(100 * s0["diff"])
+    assert (f"The first player (seat 0) wins more than its fair share in every cell: {lo:.1f} "
+            f"to {hi:.1f} points above it (every Holm-corrected 95% interval excludes "
+            f"zero).") in out
+    for seat in (1, 2, 3):
+        assert seat_words(t[t["seat"] == seat], LABEL) in out, seat
+    chi = [chisquare(wins_of(rows, c, 4)).pvalue for c in (0, 1)]
+    rejected = int((holm(chi)[0] < 0.05).sum())
+    assert (f"The seats differ significantly from equal chances in {rejected} of 2 "
+            f"cells") in out
+    # policies: lookahead has seat 1 in both cells, greedy the other three seat-games
+    for pol, pick in (("lookahead", t["seat"] == 1), ("greedy", t["seat"] != 1)):
+        k, n = int(t.loc[pick, "wins"].sum()), int(t.loc[pick, "games"].sum())
+        fair = float((t.loc[pick, "fair"] * t.loc[pick, "games"]).sum()) / n
+        a, b = wilson(k, n)
+        pts = 100 * (k / n - fair)
+        where = "at fair" if abs(pts) < 0.05 else \
+            f"{abs(pts):.1f} points {'above' if pts > 0 else 'below'} fair"
+        assert (f"{pol} wins {pct(k / n)}% [{pct(a)}, {pct(b)}] of its {n:,} seat-games, "
+                f"{where} ({pct(fair)}%)") in out, pol
+    # the seat whose margin spans the most across the grid
+    span = t.groupby("seat")["diff"].agg(lambda d: d.max() - d.min())
+    (widest,) = span.index[span.round(9) == span.round(9).max()]
+    g = t[t["seat"] == widest]
+    a, b = g.loc[g["diff"].idxmin()], g.loc[g["diff"].idxmax()]
+    assert (f"Across the grid, seat {widest}'s margin over fair goes from "
+            f"{100 * a['diff']:+.1f} points ({LABEL[a['cell']]}) to {100 * b['diff']:+.1f} "
+            f"points ({LABEL[b['cell']]}).") in out
+    k = int(rows["truncated"].sum())
+    assert 0 < k and f"{k:,} games ({pct(k / len(rows))}%) hit the safety cap (truncated)" in out
+    # cell 0 seat 0's interval at its Holm step, minus 1/4, in points
+    r = t[(t["cell"] == 0) & (t["seat"] == 0)].iloc[0]
+    page = read(seats / "report.html")
+    assert (f"<td>[{100 * r['dlo']:+.1f}, {100 * r['dhi']:+.1f}]</td>"
+            f"<td>{html.escape(p_words(r['p_holm']))}</td><td>yes</td>") in page
 
 
-def test_the_seat_furthest_from_fair_is_named_even_below_it(tmp_path):
-    cell = seat_cell(90, 3, ["greedy"], {}, seated([34, 34, 22], 0, [(8, 90)]))
-    _, words = report.write_report(write_study(tmp_path, "below", "raidboard", [cell]))
-    # fair 30/90 = 33.3%; seat 2: 22/90 = 24.4%, 8.9 points below (seats 0, 1: 4.4 above);
-    # chi-square (4^2 + 4^2 + 8^2) / 30 = 3.2 on 2 df: p = exp(-1.6) = 0.20
-    # score tests against 1/3: seats 0, 1 z = (34/90 - 1/3) / sqrt(2/9/90) = 0.894, seat 2
-    # z = -1.789, p = 0.074; Holm over 3: 3 * 0.074 = 0.22: no finding
-    assert words[1] == ("No seat wins measurably more than its fair share: the largest margin, "
-                        "+4.4 points, is within noise (Holm-corrected 95% intervals include "
-                        "zero).")
-    seat2 = [w for w in words if w.startswith("Seat 2 (greedy) wins 24.4% [")]
-    assert len(seat2) == 1 and seat2[0].endswith(
-        "of 3-player games, 8.9 points below fair (33.3%); no significant difference from "
-        "equal seats (chi-square p = 0.20).")
+def test_the_seat_furthest_from_fair_is_named_even_below_it(study_run, tmp_path):
+    folder = copy_of(study_run(BELOW), tmp_path)
+    _, words = report.write_report(folder)
+    rows = rows_of(folder)
+    t = seat_table(rows, {0: 3})
+    far = t.loc[t["diff"].abs().idxmax()]
+    lead = t.loc[t["diff"].idxmax()]
+    assert far["diff"] < 0 and not lead["finding"]                   # the case under test
+    assert words[1] == (f"No seat wins measurably more than its fair share: the largest "
+                        f"margin, {100 * lead['diff']:+.1f} points, is within noise "
+                        f"(Holm-corrected 95% intervals include zero).")
+    a, b = wilson(int(far["wins"]), int(far["games"]))
+    p = chisquare(wins_of(rows, 0, 3)).pvalue
+    verdict = ("the seats differ significantly from equal chances" if p < 0.05 else
+               "no significant difference from equal seats")
+    said = [w for w in words if w.startswith(f"Seat {far['seat']} (")]
+    assert said == [f"Seat {far['seat']} ({['greedy', 'greedy', 'random'][far['seat']]}) wins "
+                    f"{pct(far['wins'] / far['games'])}% [{pct(a)}, {pct(b)}] of 3-player "
+                    f"games, {abs(100 * far['diff']):.1f} points below fair "
+                    f"({pct(far['fair'])}%); {verdict} (chi-square {p_words(p)})."]
 
 
-def test_length_findings_are_hand_arithmetic(tmp_path, capsys):
-    folder = seated_study(tmp_path)
-    assert main(["report", str(folder), "--out", str(tmp_path / "r.html")]) == 0
+def _length_stats(x: np.ndarray) -> tuple:
+    mean, se = x.mean(), x.std(ddof=1) / np.sqrt(len(x))
+    z = norm.ppf(0.975)
+    return mean, mean - z * se, mean + z * se
+
+
+def test_length_findings_are_worked_out_from_the_rows(seats, tmp_path, capsys):
+    assert main(["report", str(seats), "--out", str(tmp_path / "r.html")]) == 0
     out = capsys.readouterr().out
-    # pooled: (600*10 + 400*20 + 500*30) / 1500 = 19.333 rounds; sd^2 = (600*9.333^2 +
-    # 400*0.667^2 + 500*10.667^2) / 1499 = 72.94, se = 0.2205: +- 0.432; the 750th game has
-    # 20 rounds (600 have 10), the 1350th 30; cell means 14.0 and 30.0
-    assert ("Games last 19.3 rounds on average [18.9, 19.8] (median 20, 90% of games end "
-            "within 30).") in out
-    assert "Mean length goes from 14.0 rounds (Start gold 20) to 30.0 (Start gold 30)." in out
+    rows = rows_of(seats)
+    x = rows["rounds"].to_numpy()
+    mean, lo, hi = _length_stats(x)
+    med, p90 = (int(np.quantile(x, q, method="inverted_cdf")) for q in (0.5, 0.9))
+    assert (f"Games last {mean:.1f} rounds on average [{lo:.1f}, {hi:.1f}] (median {med}, 90% "
+            f"of games end within {p90}).") in out
+    by = {c: _length_stats(rows.loc[rows["cell"] == c, "rounds"].to_numpy()) for c in (0, 1)}
+    a, b = sorted(by, key=lambda c: by[c][0])
+    assert (f"Mean length goes from {by[a][0]:.1f} rounds ({LABEL[a]}) to {by[b][0]:.1f} "
+            f"({LABEL[b]}).") in out
     page = read(tmp_path / "r.html")
-    # cell 0: sd^2 = (600*16 + 400*36)/999 = 24.024, se = 0.15500: 14.00 +- 0.30379
-    assert "<td>Start gold 20</td><td class=\"num\">1,000</td><td class=\"num\">14.00</td>" \
-           "<td>[13.70, 14.30]</td>" in page
-    assert not (folder / "report.html").exists()                  # --out was used instead
+    m, lo, hi = by[0]
+    assert (f"<td>Start gold 20</td><td class=\"num\">5,000</td><td class=\"num\">{m:.2f}</td>"
+            f"<td>[{lo:.2f}, {hi:.2f}]</td>") in page
+    assert not (seats / "report.html").exists()                  # --out was used instead
 
 
-def test_side_findings_of_a_non_seated_game(tmp_path, capsys):
-    folder = battle_study(tmp_path)
-    assert main(["report", str(folder)]) == 0
+def side_sentence(rows: pd.DataFrame) -> str:
+    """The sentence on the side furthest from fair in a one-cell battle878 study."""
+    got = rows["outcome"].astype(str).value_counts()
+    n = len(rows)
+    v, e = int(got.get("vikings_win", 0)), int(got.get("english_win", 0))
+    fair = (v + e) / n / 2
+    side, k = ("vikings", v) if abs(v / n - fair) >= abs(e / n - fair) else ("english", e)
+    a, b = wilson(k, n)
+    p = chisquare([v, e]).pvalue
+    pts = 100 * (k / n - fair)
+    verdict = ("the sides differ significantly from equal chances" if p < 0.05 else
+               "no significant difference from equal sides")
+    return (f"Side {side} wins {pct(k / n)}% [{pct(a)}, {pct(b)}] of games, {abs(pts):.1f} "
+            f"points {'above' if pts > 0 else 'below'} fair ({pct(fair)}%); {verdict} "
+            f"(chi-square {p_words(p)}).")
+
+
+def test_side_findings_of_a_non_seated_game(battle, capsys):
+    assert main(["report", str(battle)]) == 0
     out = capsys.readouterr().out
-    # 220/400 = 55%, Wilson [0.50100, 0.59805]; fair = 380 / 400 / 2 = 47.5%;
-    # chi-square (30^2 + 30^2) / 190 = 9.474 on 1 df: p = 0.00208
-    assert ("Side vikings wins 55.0% [50.1, 59.8] of games, 7.5 points above fair (47.5%); "
-            "the sides differ significantly from equal chances (chi-square p = 0.0021).") in out
-    assert "No game hit the safety cap." in out
-    assert out.strip().endswith(f"wrote {folder / 'report.html'}")
-    page = read(folder / "report.html")
-    assert "<td>both_eliminated</td><td class=\"num\">20</td>" in page
-    assert "Never happened in any cell: gods_peace" in page
+    rows = rows_of(battle)
+    got = rows["outcome"].astype(str).value_counts()
+    assert side_sentence(rows) in out
+    assert "truncated" not in got.index and "No game hit the safety cap." in out
+    assert out.strip().endswith(f"wrote {battle / 'report.html'}")
+    page = read(battle / "report.html")
+    k = int(got["english_retreat"])                              # neither side's win
+    assert f"<td>english_retreat</td><td class=\"num\">{k:,}</td>" in page
+    never = [o for o in report.load_study(battle).spec.outcomes if not got.get(o, 0)]
+    assert never and f"Never happened in any cell: {', '.join(never)}" in page
     assert "Game length" in page and len(images(page)) == 3       # sides, outcomes, length
 
 
-def test_text_from_the_study_is_escaped_and_report_table_used(tmp_path):
-    folder = seated_study(tmp_path, report={"title": "<b>Seats & gold</b>",
-                                            "notes": "<script>alert(1)</script>"})
-    page = read(report.write_report(folder)[0])
+def test_text_from_the_study_is_escaped_and_report_table_used(seats):
+    _edit_json(seats / "study.json", lambda m: m.update(
+        report={"title": "<b>Seats & gold</b>", "notes": "<script>alert(1)</script>"}))
+    page = read(report.write_report(seats)[0])
     assert "<title>&lt;b&gt;Seats &amp; gold&lt;/b&gt;</title>" in page
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)" in page
     assert page.count("<script>") == 1                      # only the page's own
 
 
-def test_no_length_column_no_histogram(tmp_path):
-    folder = battle_study(tmp_path, rolls=False)
-    _, words = report.write_report(folder)
-    page = read(folder / "report.html")
+def _drop_rolls(folder) -> None:
+    """The rows without their length column (a game that keeps none)."""
+    import pyarrow.parquet as pq
+
+    for f in (folder / "data").glob("cell=*/chunk-*.parquet"):
+        pq.write_table(pq.read_table(f).drop_columns(["rolls"]), f)
+
+
+def test_no_length_column_no_histogram(battle):
+    _drop_rolls(battle)
+    _, words = report.write_report(battle)
+    page = read(battle / "report.html")
     assert "Game length" not in page and len(images(page)) == 2
     assert not any("on average" in w for w in words)
 
@@ -186,7 +384,7 @@ def test_no_length_column_no_histogram(tmp_path):
 @pytest.fixture
 def spy_rows(monkeypatch):
     """The ``columns=`` of every read of per-game rows."""
-    asked, real = [], report._dataset
+    asked, real = [], StudyData.rows_dataset
 
     class Spy:
         def __init__(self, d):
@@ -196,7 +394,7 @@ def spy_rows(monkeypatch):
             asked.append(columns)
             return self.d.to_batches(columns=columns)
 
-    monkeypatch.setattr(report, "_dataset", lambda study: Spy(real(study)))
+    monkeypatch.setattr(StudyData, "rows_dataset", lambda data, *a: Spy(real(data, *a)))
     return asked
 
 
@@ -207,49 +405,53 @@ def _same(a: report.CellCount, b: report.CellCount) -> bool:
     return key(a) == key(b)
 
 
-def test_tallies_first_rows_only_for_what_they_lack(tmp_path, spy_rows):
-    seats = report.load_study(seated_study(tmp_path))
-    counts, length = report.count_games(seats)
+def test_tallies_first_rows_only_for_what_they_lack(seats, battle, spy_rows):
+    study = report.load_study(seats)
+    counts, length = report.count_games(study)
     assert spy_rows == [] and length == "rounds"             # raidboard tallies rounds_hist
-    assert counts[0].games == 1000 and counts[0].wins.tolist() == [294, 250, 230, 226]
-    assert counts[1].outcomes == {"win": 450, "truncated": 50}
-    rows, _ = report.count_games(seats, "rows")
+    rows = rows_of(seats)
+    assert counts[0].games == 5000 and counts[0].wins.tolist() == wins_of(rows, 0, 4).tolist()
+    k = int(rows.loc[rows["cell"] == 1, "truncated"].sum())
+    assert k and counts[1].outcomes == {"win": 5000 - k, "truncated": k}
+    by_rows, _ = report.count_games(study, "rows")
     assert spy_rows == [["cell", "outcome", "winner", "rounds"]]
-    assert all(_same(counts[c], rows[c]) for c in counts)
-    battle = report.load_study(battle_study(tmp_path))
-    counts, length = report.count_games(battle)                # no rolls histogram in the
+    assert all(_same(counts[c], by_rows[c]) for c in counts)
+    b878 = report.load_study(battle)
+    counts, length = report.count_games(b878)                 # no rolls histogram in the
     assert spy_rows[1:] == [["cell", "rolls"]] and length == "rolls"    # tally: one column
-    assert _same(counts[0], report.count_games(battle, "rows")[0][0])
-    assert counts[0].outcomes == {"vikings_win": 220, "english_win": 160, "both_eliminated": 20}
+    assert _same(counts[0], report.count_games(b878, "rows")[0][0])
+    got = rows_of(battle)["outcome"].astype(str).value_counts()
+    assert counts[0].outcomes == {o: int(k) for o, k in got.items()}
 
 
-def test_a_chunk_without_its_tally_is_not_counted(tmp_path):
-    study = report.load_study(seated_study(tmp_path))     # cell 0: chunks of 300, 300, 300, 100
-    (study.path / "data" / "cell=0" / "chunk-000003.tally.json").unlink()   # unfinished chunk
+def test_a_chunk_without_its_tally_is_not_counted(seats):
+    (seats / "data" / "cell=0" / "chunk-000001.tally.json").unlink()   # chunks 4,096 + 904
+    study = report.load_study(seats)
     for source in ("auto", "rows"):
         counts, _ = report.count_games(study, source)
-        assert counts[0].games == 900 and counts[0].length.sum() == 900, source
+        assert counts[0].games == 4096 and counts[0].length.sum() == 4096, source
+        assert counts[1].games == 5000, source
 
 
-def test_tallies_that_cannot_be_summarised_fall_back_to_rows(tmp_path):
-    folder = battle_study(tmp_path)
-    m = json.loads((folder / "study.json").read_text())
-    m["cells"][0]["options"]["attacker"] = "danes"          # the cell's setup now fails
-    (folder / "study.json").write_text(json.dumps(m))
-    _, words = report.write_report(folder)
+def test_tallies_that_cannot_be_summarised_fall_back_to_rows(battle):
+    _edit_json(battle / "study.json",
+               lambda m: m["cells"][0]["options"].update(attacker="danes"))   # setup fails
+    _, words = report.write_report(battle)
     assert any(w.startswith("Counted from the per-game rows: the tallies of study 'b878' "
                             "cannot be summarised") for w in words)
-    assert any("Side vikings wins 55.0% [50.1, 59.8]" in w for w in words)
-    m["rows"] = False                                       # and without rows: one line, 2
-    (folder / "study.json").write_text(json.dumps(m))
+    assert side_sentence(rows_of(battle)) in words
+    _edit_json(battle / "study.json", lambda m: m.update(rows=False))  # no rows: one line, 2
     with pytest.raises(InputError, match="cannot be summarised"):
-        report.write_report(folder)
+        report.write_report(battle)
+
+
+def _one_cell(game: str) -> str:
+    return f'name = "{game}"\ngame = "{game}"\ngames = 120\nseed = 4\n'
 
 
 @pytest.mark.parametrize("game", names())
-def test_every_registered_game_reports_from_tallies_as_from_rows(tmp_path, game):
-    folder = build_study(tmp_path, game, game, [cell_spec(120)], chunk_games=50,
-                         reference=True)
+def test_every_registered_game_reports_from_tallies_as_from_rows(study_run, tmp_path, game):
+    folder = copy_of(study_run(_one_cell(game), reference=True), tmp_path)
     study = report.load_study(folder)
     auto, length = report.count_games(study)
     rows, length_rows = report.count_games(study, "rows")
@@ -258,41 +460,32 @@ def test_every_registered_game_reports_from_tallies_as_from_rows(tmp_path, game)
     assert images(page) and "Findings" in page
 
 
-def test_from_rows_flag_and_tally_only_refusal(tmp_path, capsys):
-    folder = seated_study(tmp_path, rows=False)
+def test_from_rows_flag_and_tally_only_refusal(study_run, tmp_path, capsys):
+    tallies = SEATS.replace("chunk_games = 4096\n", "chunk_games = 4096\nrows = false\n")
+    folder = copy_of(study_run(tallies), tmp_path)
     assert main(["report", str(folder), "--from-rows"]) == 2
     assert "keeps tallies only (rows = false)" in capsys.readouterr().err
     assert main(["report", str(folder), "--quiet"]) == 0
     assert capsys.readouterr().out == f"wrote {folder / 'report.html'}\n"
 
 
-def test_unfinished_and_decided_cells_are_said(tmp_path):
-    folder = seated_study(tmp_path)
-    m = json.loads((folder / "study.json").read_text())
-    m["cells"][0]["games"] = 4000                                   # planned 4000 + 500
-    m["cells"][1]["decided"] = "H1"
-    (folder / "study.json").write_text(json.dumps(m))
-    _, words = report.write_report(folder)
-    text = "\n".join(words)
-    assert "not finished: 33% of the 4,500 planned games played" in text       # 1500 / 4500
+def test_unfinished_and_decided_cells_are_said(seats):
+    def edit(m):
+        m["cells"][0]["games"] = 15000                          # planned 15,000 + 5,000
+        m["cells"][1]["decided"] = "H1"
+        m["complete"] = False
+    _edit_json(seats / "study.json", edit)
+    text = "\n".join(report.write_report(seats)[1])
+    assert "not finished: 50% of the 20,000 planned games played" in text     # 10,000 / 20,000
     assert "The sequential test stopped 1 cell(s) early: Start gold 30 (H1)." in text
-    m["complete"] = True
-    (folder / "study.json").write_text(json.dumps(m))
-    text = "\n".join(report.write_report(folder)[1])
-    assert "complete, cells stopped early by the sequential test: 33% of the 4,500" in text
+    _edit_json(seats / "study.json", lambda m: m.update(complete=True))
+    text = "\n".join(report.write_report(seats)[1])
+    assert "complete, cells stopped early by the sequential test: 50% of the 20,000" in text
 
 
 # ---- figures for 0, 1, 2 and 3 knobs ------------------------------------------------------------
-@pytest.fixture(scope="module")
-def grid_study(tmp_path_factory):
-    """Simulated raidboard study over two knobs (players x start_gold), 4 cells of 400 games."""
-    cells = [cell_spec(400, grid={"players": p, "start_gold": g}) for p in (3, 4) for g in (10, 20)]
-    return build_study(tmp_path_factory.mktemp("grid"), "grid", "raidboard", cells,
-                       chunk_games=150)
-
-
-def test_two_knob_grid_has_heatmaps_and_provenance(grid_study):
-    path, _ = report.write_report(grid_study)
+def test_two_knob_grid_has_heatmaps_and_provenance(grid_study, tmp_path):
+    path, _ = report.write_report(grid_study, tmp_path / "grid.html")
     page = read(path)
     assert "heatmaps: points above or below the fair share" in page
     assert "Mean game length (rounds) over the grid" in page
@@ -304,43 +497,64 @@ def test_two_knob_grid_has_heatmaps_and_provenance(grid_study):
     assert len(images(page)) == 3                   # seats heatmaps, length hist, length grid
 
 
-def test_a_tally_only_study_counts_as_its_rows(grid_study, tmp_path):
-    cells = [cell_spec(400, grid={"players": p, "start_gold": g}) for p in (3, 4) for g in (10, 20)]
-    tallies = build_study(tmp_path, "grid", "raidboard", cells, chunk_games=150, rows=False)
+def test_a_tally_only_study_counts_as_its_rows(study_run, grid_study, tmp_path):
+    tallies = study_run(GRID.replace("seed = 7\n", "seed = 7\nrows = false\n"))
     assert not list(tallies.glob("data/*/*.parquet"))
-    by_rows, length = report.count_games(report.load_study(grid_study))
+    by_rows, length = report.count_games(report.load_study(grid_study), "rows")
     by_tally, length_t = report.count_games(report.load_study(tallies))
     assert length == length_t == "rounds"
     for c in by_rows:
         a, b = by_rows[c], by_tally[c]
         assert (a.games, a.outcomes, a.wins.tolist()) == (b.games, b.outcomes, b.wins.tolist())
         assert np.array_equal(np.trim_zeros(a.length, "b"), np.trim_zeros(b.length, "b"))
-    page = read(report.write_report(tallies)[0])
+    page = read(report.write_report(tallies, tmp_path / "t.html")[0])
     assert len(images(page)) == 3
 
 
-def test_knob_values_pooled_and_compared_cell_by_cell(tmp_path):
-    wins = {(1, 1): [50, 50], (1, 2): [60, 40], (2, 1): [70, 30], (2, 2): [80, 20]}
-    cells = [seat_cell(100, 2, ["greedy"], {"a": a, "b": b}, seated(w, 0, [(5, 100)]))
-             for (a, b), w in wins.items()]
-    path, words = report.write_report(write_study(tmp_path, "knobs", "raidboard", cells))
-    # a=1: seat 0 wins (50 + 60) / 200 = 55%, Wilson [0.48076, 0.61736]; a=2: 150/200 = 75%,
-    # Wilson [0.68567, 0.80493] (the knob table pools the other knob's cells)
+def _wald(wa: int, na: int, wb: int, nb: int) -> tuple[float, float]:
+    """(difference b - a, its Wald standard error) of two independent proportions."""
+    pa, pb = wa / na, wb / nb
+    return pb - pa, np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+
+
+def test_knob_values_pooled_and_compared_cell_by_cell(study_run, tmp_path):
+    folder = study_run(KNOBS)
+    path, words = report.write_report(folder, tmp_path / "knobs.html")
+    rows = rows_of(folder)
+    cells = {c["cell"]: c["grid"] for c in json.loads((folder / "study.json").read_text())["cells"]}
+    wins = {c: wins_of(rows, c, 2) for c in cells}
+    # the knob table pools the other knob's cells: seat 0 at each extra Gold of seat 1
     page = read(path)
-    for value, k, rate, ci in (("1", 110, "55.0", "[48.1, 61.7]"), ("2", 150, "75.0",
-                                                                      "[68.6, 80.5]")):
-        assert (f'<td>a</td><td>{value}</td><td>seat 0</td><td class="num">{k}</td>'
-                f'<td class="num">200</td><td class="num">{rate}%</td><td>{ci}</td>') in page
-    # a: cells equal in b compared: 50 vs 70 and 60 vs 80 of 100 (each seat): Wald z = 2.949,
-    # 3.162, p = 0.0032, 0.0016; Holm over 4: 4 * 0.0016 = 0.0063 ... all below 0.05
-    assert any(w.startswith("A matters in 4 of 4 comparisons; the largest: seat ")
-               and "wins 20.0 points " in w for w in words), words
-    # b: 50 vs 60 (se 0.07, p = 0.153) and 70 vs 80 (se 0.06083, p = 0.100): Holm none; the
-    # widest interval: se 0.07 at the third Holm step (alpha 0.025, z 2.2414): +-15.7 points
-    assert ("B changes nothing measurable: no win rate differs between b 1 and b 2 beyond "
-            "noise in any of the 4 comparisons (largest difference 10.0 points; every "
-            "Holm-corrected 95% interval includes zero and is at most \u00b115.7 points wide)."
-            ) in words, words
+    for value in (0, 60):
+        pick = [c for c, g in cells.items() if g["seat_gold_step"] == value]
+        k, n = sum(int(wins[c][0]) for c in pick), 1000 * len(pick)
+        a, b = wilson(k, n)
+        assert (f'<td>seat gold step</td><td>{value}</td><td>seat 0</td><td class="num">'
+                f'{k:,}</td><td class="num">{n:,}</td><td class="num">{pct(k / n)}%</td>'
+                f'<td>[{pct(a)}, {pct(b)}]</td>') in page, value
+    for knob, other in (("seat_gold_step", "start_gold"), ("start_gold", "seat_gold_step")):
+        pairs = [(a, b) for a in cells for b in cells if a < b
+                 and cells[a][other] == cells[b][other] and cells[a][knob] != cells[b][knob]]
+        tests = [(a, b, s, *_wald(int(wins[a][s]), 1000, int(wins[b][s]), 1000))
+                 for a, b in pairs for s in (0, 1)]
+        p = [2 * norm.sf(abs(d / se)) for *_, d, se in tests]
+        adj, step = holm(p)
+        found = int((adj < 0.05).sum())
+        if knob == "seat_gold_step":
+            assert found == 4                                 # 60 Gold more for seat 1 matters
+            i = max((j for j in range(4) if adj[j] < 0.05), key=lambda j: abs(tests[j][3]))
+            assert any(w.startswith("Seat gold step matters in 4 of 4 comparisons; the largest: "
+                                    f"seat {tests[i][2]} wins {abs(100 * tests[i][3]):.1f} "
+                                    f"points ") for w in words), words
+        else:
+            assert found == 0                                    # one more Gold: nothing
+            half = max(norm.ppf(1 - a / 2) * se for a, (*_, se) in zip(step, tests))
+            big = max(abs(d) for *_, d, _ in tests)
+            assert ("Start gold changes nothing measurable: no win rate differs between "
+                    "start gold 20 and start gold 21 beyond noise in any of the 4 "
+                    f"comparisons (largest difference {100 * big:.1f} points; every "
+                    "Holm-corrected 95% interval includes zero and is at most "
+                    f"\u00b1{100 * half:.1f} points wide).") in words, words
 
 
 def test_heatmap_axes_follow_the_study_file(grid_study):
@@ -352,11 +566,11 @@ def test_heatmap_axes_follow_the_study_file(grid_study):
     assert report.heatmap_axes(study) == ("players", "start_gold")
 
 
-def test_three_knobs_use_bars(tmp_path):
-    rows = [seat_cell(100, 2, ["greedy"], {"a": a, "b": 1, "c": "x"},
-                      seated([60, 40], 0, [(5, 100)])) for a in (1, 2)]
-    folder = write_study(tmp_path, "three", "raidboard", rows)
-    page = read(report.write_report(folder)[0])
+def test_three_knobs_use_bars(study_run, tmp_path):
+    folder = study_run(THREE)
+    assert json.loads((folder / "study.json").read_text())["grid_keys"] == [
+        "start_gold", "target_gold", "variant"]
+    page = read(report.write_report(folder, tmp_path / "three.html")[0])
     assert "dashed: fair share" in page and len(images(page)) == 2    # bars, length hist
 
 
@@ -371,13 +585,19 @@ start_gold = [10, 20]
 """
 
 
-def test_a_real_experiment_run_reports(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """``vikingsim experiment`` of EXPERIMENT (4 cells of 5,000 games, chunks of 4,096)."""
+    root = tmp_path_factory.mktemp("tiny")
+    (root / "tiny.toml").write_text(EXPERIMENT)
+    assert main(["experiment", str(root / "tiny.toml"), "--out", str(root / "tiny"),
+                 "--quiet", "--workers", "1"]) == 0
+    return root / "tiny"
+
+
+def test_a_real_experiment_run_reports(tiny_run, tmp_path, capsys):
     """The layout as ``vikingsim experiment`` writes it (two chunks per cell)."""
-    (tmp_path / "tiny.toml").write_text(EXPERIMENT)
-    out = tmp_path / "tiny"
-    assert main(["experiment", str(tmp_path / "tiny.toml"), "--out", str(out), "--quiet",
-                 "--workers", "1"]) == 0
-    capsys.readouterr()
+    out = copy_of(tiny_run, tmp_path)
     study = report.load_study(out)
     auto, _ = report.count_games(study)
     rows, _ = report.count_games(study, "rows")
@@ -388,6 +608,55 @@ def test_a_real_experiment_run_reports(tmp_path, capsys):
         in text
     page = read(out / "report.html")
     assert "heatmaps: points above or below the fair share" in page and len(images(page)) == 3
+
+
+# ---- a study's kind ------------------------------------------------------------------------------
+def test_a_kind_adds_its_tables_findings_and_figures(seats, tmp_path, monkeypatch):
+    """A fake kind registered for the test: its tables, findings and figures, all given the
+    opened StudyData, come after the generic sections (findings in "In short")."""
+    import sys
+    import types
+
+    from matplotlib.figure import Figure
+
+    from vikingsim.studies import kinds
+
+    fake = types.ModuleType("fake_kind")
+    seen = []
+
+    def tables(data):
+        seen.append(data)
+        return {"Games by cell": data.cells[["cell", "games_done"]].assign(share=[0.25, 0.75])}
+
+    def figures(data, folder):
+        fig = Figure(figsize=(2, 2))
+        fig.add_subplot().plot([0, 1], [data.entries[0]["games_done"], 0])
+        fig.savefig(folder / "fake_games.png")
+        return [folder / "fake_games.png"]
+
+    fake.report_tables = tables
+    fake.report_findings = lambda data: [f"The fake kind read {len(data.entries)} cells."]
+    fake.report_figures = figures
+    monkeypatch.setitem(sys.modules, "fake_kind", fake)
+    monkeypatch.setitem(kinds.KINDS, "fake", "fake_kind")
+    plain, plain_words = report.write_report(seats, tmp_path / "plain.html")
+    plain = read(plain)
+    _edit_json(seats / "study.json", lambda m: m.update(kind="fake"))
+    path, words = report.write_report(seats, tmp_path / "fake.html")
+    page = read(path)
+    assert isinstance(seen[0], StudyData) and seen[0].root == seats
+    assert "The fake kind read 2 cells." in words
+    short = page[page.index("<h2>In short</h2>"):page.index("<h2>Findings</h2>")]
+    assert "<p>The fake kind read 2 cells.</p>" in short
+    body = page[page.index("<h2>Game length</h2>"):page.index("<h2>Provenance</h2>")]
+    assert body.index("<h2>Fake</h2>") < body.index("<h3>Games by cell</h3>")
+    assert ('<td class="num">1</td><td class="num">5,000</td><td class="num">0.75</td>'
+            in body)
+    assert len(images(page)) == len(images(plain)) + 1 and 'alt="fake games"' in body
+    assert [w for w in words if w != "The fake kind read 2 cells."] == plain_words
+    _edit_json(seats / "study.json", lambda m: m.update(kind="nope"))
+    words = report.write_report(seats, tmp_path / "nope.html")[1]
+    assert any("of kind 'nope', which this vikingsim does not know" in w for w in words)
 
 
 # ---- bad input ---------------------------------------------------------------------------------
@@ -426,16 +695,15 @@ def _corrupt(folder, how):
     ("tally", "corrupt study tallies"), ("nodata", "has no games yet"),
     ("strange_cell", "data/cell=9, which study.json does not list"),
 ])
-def test_bad_study_exits_2_with_one_line(tmp_path, capsys, how, needle):
-    folder = battle_study(tmp_path)
-    _corrupt(folder, how)
-    assert main(["report", str(folder)]) == 2
+def test_bad_study_exits_2_with_one_line(battle, capsys, how, needle):
+    _corrupt(battle, how)           # battle878 tallies keep no rolls histogram: rows are read
+    assert main(["report", str(battle)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("vikingsim: error: ") and needle in err, err
-    assert not (folder / "report.html").exists()
+    assert not (battle / "report.html").exists()
 
 
-def test_missing_folder_file_and_not_a_study(tmp_path, capsys):
+def test_missing_folder_file_and_not_a_study(battle, tmp_path, capsys):
     (tmp_path / "f.txt").write_text("x")
     (tmp_path / "empty").mkdir()
     for arg, needle in [("nope", "does not exist"), ("f.txt", "a file, not a folder"),
@@ -443,8 +711,7 @@ def test_missing_folder_file_and_not_a_study(tmp_path, capsys):
         assert main(["report", str(tmp_path / arg)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and needle in err, err
-    folder = battle_study(tmp_path)
-    assert main(["report", str(folder), "--out", str(tmp_path / "r.txt")]) == 2
+    assert main(["report", str(battle), "--out", str(tmp_path / "r.txt")]) == 2
     assert "--out must end in .html" in capsys.readouterr().err
 
 
@@ -495,20 +762,6 @@ def test_page_renders_with_its_figures_in_chromium(grid_study, tmp_path):
 
 
 # ---- real runs, damaged ------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """``vikingsim experiment`` of EXPERIMENT (4 cells of 5,000 games, chunks of 4,096)."""
-    root = tmp_path_factory.mktemp("tiny")
-    (root / "tiny.toml").write_text(EXPERIMENT)
-    assert main(["experiment", str(root / "tiny.toml"), "--out", str(root / "tiny"),
-                 "--quiet", "--workers", "1"]) == 0
-    return root / "tiny"
-
-
-def copy_of(folder, tmp_path):
-    return shutil.copytree(folder, tmp_path / folder.name)
-
-
 def test_missing_chunks_of_a_study_without_sprt_blame_no_sequential_test(tiny_run, tmp_path):
     folder = copy_of(tiny_run, tmp_path)
     for suffix in (".tally.json", ".parquet"):          # chunk 1 of cell 0: 904 games
@@ -517,12 +770,6 @@ def test_missing_chunks_of_a_study_without_sprt_blame_no_sequential_test(tiny_ru
     assert "sequential" not in text, text
     assert ("complete by study.json, but 904 of its 20,000 games are missing from the data "
             "(rerun with --resume)") in text, text
-
-
-def _edit_json(path, edit):
-    d = json.loads(path.read_text())
-    edit(d)
-    path.write_text(json.dumps(d))
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -662,6 +909,12 @@ def test_a_difference_is_a_finding_only_beyond_noise_after_holm(seats_run, tmp_p
             assert (f"{word} fair in {n} of" in said[0]) if n else word not in said[0], said
         assert (f"within noise in {int((~g['finding']).sum())} of" in said[0]) \
             == (~g["finding"]).any(), said
+    # each seat's sentence, worked out from the rows (Holm over the 40 cell-seat margins)
+    m = json.loads((seats_run / "study.json").read_text())
+    t = seat_table(rows_of(seats_run), {c["cell"]: c["players"] for c in m["cells"]})
+    titles = {c["cell"]: report.cell_title(m, c) for c in m["cells"]}
+    for seat, g in t.groupby("seat"):
+        assert seat_words(g, titles) in words, seat
     for r in _table_after(page, "Equal chances test per cell"):
         p_holm = _p(r[4])
         assert (r[5] == "yes") == (p_holm < 0.05), r
@@ -722,7 +975,7 @@ def test_grid_finding_names_every_seat_tied_for_the_widest_spread():
     cf = pd.DataFrame({"who": ["seat 0", "seat 0", "seat 1", "seat 1", "seat 2", "seat 2"],
                        "cell": [0, 1, 0, 1, 0, 1], "label": ["a", "b"] * 3,
                        "diff": [0.01, 0.03, -0.02, 0.0, 0.0, 0.005]})
-    (line,) = report._grid_findings(SimpleNamespace(keys=["k"]), cf)
+    (line,) = report_words._grid_findings(SimpleNamespace(keys=["k"]), cf)
     assert line == ("Across the grid, seat 0's margin over fair goes from +1.0 points (a) to "
                     "+3.0 points (b); seat 1's margin over fair goes from -2.0 points (a) to "
                     "+0.0 points (b).")

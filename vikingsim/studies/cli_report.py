@@ -1,5 +1,5 @@
 """`vikingsim report results/NAME [--out FILE.html]`: a study's self-contained HTML report
-(``vikingsim.studies.report``)."""
+(``vikingsim.studies.report``, a package by layer: counts, tables, words, figures, page)."""
 from __future__ import annotations
 
 HELP = "write a study's HTML report: win rates with intervals, heatmaps, findings"

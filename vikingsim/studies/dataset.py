@@ -31,6 +31,14 @@ records), ``study_content`` (what that hash covers, so a refused ``--resume`` na
 changed), ``rows`` (false: the study keeps tallies only, no ``.parquet`` chunks),
 ``stop`` (the ``[stop]`` hypothesis or null), ``stop_when_decided`` and ``complete``.
 
+Reading (this module is the one owner of the folder: ``vikingsim report`` and the notebooks
+read through it): :func:`open_study` checks ``study.json`` (:func:`read_manifest`: the folder,
+``FORMAT``, the fixed fields of the manifest and of every cell) and returns a
+:class:`StudyData`: the cells, the tallies of the finished chunks (:func:`chunk_tallies`,
+:func:`cell_tally`), the game's summaries, and the rows of the finished chunks
+(``rows_dataset``, ``games``; the ``cell`` column of ``CELL_TYPE``). A chunk is finished when
+its ``.tally.json`` exists, wherever it lies (a gap left by an interrupted run included).
+
 Every file is written to a hidden temp name in its own folder (``.<stem>.<pid>.tmp<suffix>``,
 which pyarrow's dataset reader ignores), fsynced, renamed with ``os.replace`` and its folder
 fsynced (``core.atomic``), so no half-written file ever has its final name. A chunk is finished when its ``.tally.json`` exists: it is
@@ -55,6 +63,9 @@ FORMAT = "vikingsim-study/1"
 MANIFEST = "study.json"
 SUMMARY = "summary.parquet"
 META_KEY = b"vikingsim"
+#: Arrow type of the ``cell`` column (the hive partition key of ``data/cell=<c>``), everywhere
+#: rows are read.
+CELL_TYPE = "int32"
 
 
 # ---- paths -----------------------------------------------------------------------------------
@@ -179,13 +190,26 @@ def cell_setup(game: str, players: int, policies: tuple, options_json: str):
     return spec, spec.setup(json.loads(options_json), list(policies), players)
 
 
+def finished_chunks(root, cell: int) -> list[int]:
+    """Numbers of a cell's finished chunks (those whose ``.tally.json`` exists), in order."""
+    return sorted(int(p.name[len("chunk-"):-len(".tally.json")])
+                  for p in cell_dir(root, cell).glob("chunk-*.tally.json"))
+
+
+def chunk_tallies(root, cell: int):
+    """``(path, tally, chunk manifest)`` of each finished chunk of a cell, in chunk order;
+    ValueError (or OSError) on a damaged tally."""
+    for k in finished_chunks(root, cell):
+        path = tally_path(root, cell, k)
+        yield (path, *read_tally(path))
+
+
 def cell_tally(root, cell: int) -> tuple[dict | None, int]:
-    """Summed tally and games of a cell's finished chunks, in chunk order up to the first
-    missing one (as the run folds them); (None, 0) before any."""
-    tally, n, k = None, 0, 0
-    while tally_path(root, cell, k).exists():
-        t, meta = read_tally(tally_path(root, cell, k))
-        tally, n, k = add_tallies(tally, t), n + int(meta["games"]), k + 1
+    """Summed tally and games of a cell's finished chunks, in chunk order; (None, 0) before
+    any."""
+    tally, n = None, 0
+    for _, t, meta in chunk_tallies(root, cell):
+        tally, n = add_tallies(tally, t), n + int(meta["games"])
     return tally, n
 
 
@@ -275,35 +299,97 @@ class StudyData:
     def __repr__(self) -> str:
         m = self.manifest
         return (f"<study {m['name']}: {m['game']}, {len(m['cells'])} cells, "
-                f"{sum(c['games_done'] for c in m['cells']):,} games done>")
+                f"{sum(c.get('games_done', 0) for c in m['cells']):,} games done>")
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest["name"])
+
+    @property
+    def kind(self) -> str:
+        """The command that generated the study ("" for a study file)."""
+        return str(self.manifest.get("kind") or "")
+
+    @property
+    def grid_keys(self) -> list[str]:
+        return list(self.manifest.get("grid_keys") or [])
+
+    @property
+    def entries(self) -> list[dict]:
+        """The manifest's cell records (``study.json`` ``cells``), in cell order."""
+        return self.manifest["cells"]
+
+    @functools.cached_property
+    def spec(self):
+        """The game's :class:`~vikingsim.core.game.GameSpec` (InputError for an unknown game)."""
+        from vikingsim.games import get
+
+        return get(self.manifest["game"])
+
+    @property
+    def has_rows(self) -> bool:
+        """Whether the study keeps per-game rows (``rows = false`` keeps tallies only)."""
+        return self.manifest.get("rows", True) is not False
 
     @property
     def cells(self) -> pd.DataFrame:
         """One row per cell: cell, label, players, policies, games, games_done, decided and
         one column per grid knob."""
         keys = ("cell", "label", "players", "policies", "games", "games_done", "decided")
-        df = pd.DataFrame([{k: c[k] for k in keys} for c in self.manifest["cells"]])
+        df = pd.DataFrame([{k: c.get(k) for k in keys} for c in self.manifest["cells"]])
         df["policies"] = df["policies"].map(", ".join)
         return _with_knobs(df, self.manifest)
 
-    def games(self, cell=None, columns=None) -> pd.DataFrame:
-        """Per-game rows (``cell``, ``game_id`` and the game's frame columns), sorted by cell
-        and game; ``cell`` one cell index or a list; ``columns`` a subset to read."""
+    def chunk_tallies(self, cell: int):
+        """``(path, tally, chunk manifest)`` of the cell's finished chunks (:func:`chunk_tallies`)."""
+        return chunk_tallies(self.root, cell)
+
+    def cell_tally(self, cell: int) -> tuple[dict | None, int]:
+        """Summed tally and games of the cell's finished chunks (:func:`cell_tally`)."""
+        return cell_tally(self.root, cell)
+
+    def summaries(self) -> dict:
+        """``{cell: the game's summary}`` of the finished chunks (:func:`cell_summaries`)."""
+        return cell_summaries(self.root, self.manifest)
+
+    def stray_cells(self) -> list[int | str]:
+        """Cell folders under ``data/`` that the manifest does not list (a folder that does
+        not hold together)."""
+        known = {str(c["cell"]) for c in self.manifest["cells"]}
+        found = [p.name[len("cell="):] for p in sorted((self.root / "data").glob("cell=*"))]
+        return [int(c) if c.isdigit() else c for c in found if c not in known]
+
+    def row_files(self, cells=None) -> list[Path]:
+        """The ``.parquet`` rows of the finished chunks of ``cells`` (default all)."""
+        return [chunk_path(self.root, c, k) for c in self._cell_list(cells)
+                for k in finished_chunks(self.root, c)
+                if chunk_path(self.root, c, k).is_file()]
+
+    def rows_dataset(self, cells=None):
+        """A ``pyarrow.dataset`` over the finished chunks' rows (``cell`` column of
+        ``CELL_TYPE`` from the hive partition, one schema over cells whose frames differ);
+        InputError when the study keeps no rows or none is finished."""
         import pyarrow.dataset as ds
 
-        if not self.manifest.get("rows", True):
-            raise InputError(f"study {self.manifest['name']} keeps tallies only (rows = false): "
-                             f"no per-game rows; use .summary()")
-        cells = self._cell_list(cell)
-        files = sorted(str(p) for c in cells
-                       for p in cell_dir(self.root, c).glob("chunk-*.parquet"))
+        if not self.has_rows:
+            raise InputError(f"study {self.name!r} keeps tallies only (rows = false): it has "
+                             f"no per-game rows (use .summary())")
+        cells = self._cell_list(cells)
+        files = self.row_files(cells)
         if not files:
-            raise InputError(f"study {self.manifest['name']}: no finished chunk in cells {cells}")
-        dataset = ds.dataset(files, format="parquet", schema=self._schema(cells),
-                             partitioning=_hive(), partition_base_dir=str(self.root / "data"))
+            raise InputError(f"study {self.name!r} has no games yet: no "
+                             f"finished data/cell=*/chunk-*.parquet in {str(self.root)!r}")
+        return ds.dataset([str(f) for f in files], format="parquet",
+                          schema=self._schema(files), partitioning=cell_partitioning(),
+                          partition_base_dir=str(self.root / "data"))
+
+    def games(self, cell=None, columns=None) -> pd.DataFrame:
+        """Per-game rows (``cell``, ``game_id`` and the game's frame columns) of the finished
+        chunks, sorted by cell and game; ``cell`` one cell index or a list; ``columns`` a
+        subset to read."""
         want = None if columns is None else list(dict.fromkeys(["cell", "game_id", *columns]))
-        table = dataset.to_table(columns=want).sort_by([("cell", "ascending"),
-                                                        ("game_id", "ascending")])
+        table = self.rows_dataset(cell).to_table(columns=want).sort_by(
+            [("cell", "ascending"), ("game_id", "ascending")])
         return table.to_pandas()
 
     def _cell_list(self, cell) -> list[int]:
@@ -315,15 +401,21 @@ class StudyData:
                              f"0..{len(known) - 1}")
         return [int(c) for c in cells]
 
-    def _schema(self, cells):
-        """One schema over cells whose frames differ (e.g. per-seat columns by player count)."""
+    def _schema(self, files: list[Path]):
+        """One schema over cells whose frames differ (e.g. per-seat columns by player count):
+        the first finished chunk of each cell."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        firsts = [next(iter(sorted(cell_dir(self.root, c).glob("chunk-*.parquet"))), None)
-                  for c in cells]
-        schemas = [pq.read_schema(p).remove_metadata() for p in firsts if p is not None]
-        return pa.unify_schemas([pa.schema([("cell", pa.int32())]), *schemas])
+        firsts = {}
+        for f in files:
+            firsts.setdefault(f.parent, f)
+        try:
+            schemas = [pq.read_schema(f).remove_metadata() for f in firsts.values()]
+        except (pa.ArrowException, OSError) as e:
+            raise InputError(f"corrupt study data in {str(self.root / 'data')!r}: "
+                             f"{one_line(e)}") from None
+        return pa.unify_schemas([pa.schema([("cell", CELL_TYPE)]), *schemas])
 
     def summary(self) -> pd.DataFrame:
         """The tidy summary: ``summary.parquet`` once the study finished, else computed from
@@ -331,31 +423,77 @@ class StudyData:
         path = self.root / SUMMARY
         if path.exists() and self.manifest.get("complete"):
             return pd.read_parquet(path)
-        return summary_frame(self.manifest, cell_summaries(self.root, self.manifest))
+        return summary_frame(self.manifest, self.summaries())
 
 
-def _hive():
+def cell_partitioning():
+    """The hive partitioning of ``data/`` (``cell=<c>``, of ``CELL_TYPE``)."""
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    return ds.partitioning(pa.schema([("cell", pa.int32())]), flavor="hive")
+    return ds.partitioning(pa.schema([("cell", CELL_TYPE)]), flavor="hive")
+
+
+def one_line(e: Exception) -> str:
+    """An exception's message on one printable line (Arrow's may span several)."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in str(e)).split())
+
+
+# ---- the manifest ------------------------------------------------------------------------------
+#: Fields every manifest and every cell record of it must have, with their types.
+_TOP = {"name": str, "game": str, "cells": list, "grid_keys": list}
+_CELL = {"cell": int, "players": int, "policies": list, "grid": dict, "games": int}
 
 
 def read_manifest(root) -> dict:
-    path = Path(root) / MANIFEST
+    """``study.json`` of the study folder ``root``, checked (:func:`check_manifest`);
+    InputError naming the problem when ``root`` is no study folder or its manifest is bad."""
+    root = Path(root)
+    if not root.exists():
+        raise InputError(f"study folder {str(root)!r} does not exist")
+    if not root.is_dir():
+        raise InputError(f"{str(root)!r} is not a study: a file, not a folder")
+    path = root / MANIFEST
+    if not path.is_file():
+        raise InputError(f"{str(root)!r} is not a study: it has no {MANIFEST}")
     try:
-        manifest = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"{str(root)!r} is no study folder (no {MANIFEST})") from None
-    except (OSError, ValueError) as e:
-        raise InputError(f"cannot read {str(path)!r}: {e}") from None
-    if manifest.get("format") != FORMAT:
-        raise InputError(f"{str(path)!r}: format {manifest.get('format')!r}, expected {FORMAT}")
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:              # UnicodeDecodeError is a ValueError
+        raise InputError(f"corrupt study manifest {str(path)!r}: {one_line(e)}") from None
+    check_manifest(manifest, f"corrupt study manifest {str(path)!r}")
     return manifest
+
+
+def check_manifest(m, bad: str) -> None:
+    """InputError (``bad: what``) unless ``m`` is a manifest of this ``FORMAT`` with the
+    fixed fields, at least one cell and no cell number twice."""
+    if not isinstance(m, dict):
+        raise InputError(f"{bad}: not a JSON object")
+    if m.get("format") != FORMAT:
+        raise InputError(f"{bad}: format is {m.get('format')!r}, expected {FORMAT!r}")
+    _check_fields(m, _TOP, bad)
+    if not m["cells"]:
+        raise InputError(f"{bad}: it lists no cells")
+    for c in m["cells"]:
+        _check_fields(c, _CELL, f"{bad}: cell {c.get('cell') if isinstance(c, dict) else c!r}")
+    ids = [c["cell"] for c in m["cells"]]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{bad}: cell numbers repeat")
+
+
+def _check_fields(d, want: dict, where: str) -> None:
+    if not isinstance(d, dict):
+        raise InputError(f"{where}: not a JSON object")
+    for key, typ in want.items():
+        if key not in d:
+            raise InputError(f"{where}: no {key!r}")
+        if not isinstance(d[key], typ) or (typ is int and isinstance(d[key], bool)):
+            raise InputError(f"{where}: {key!r} must be a {typ.__name__}, got {d[key]!r}")
 
 
 def open_study(path) -> StudyData:
     """Open a study folder (``results/NAME``) for reading: ``.manifest``, ``.cells``,
-    ``.games(cell=None, columns=None)``, ``.summary()``."""
+    ``.games(cell=None, columns=None)``, ``.summary()``, ``.cell_tally(cell)``,
+    ``.summaries()``, ``.rows_dataset()``."""
     root = Path(path)
     return StudyData(root, read_manifest(root))
