@@ -648,12 +648,15 @@ def test_a_kind_adds_its_tables_findings_and_figures(seats, tmp_path, monkeypatc
     assert "The fake kind read 2 cells." in words
     short = page[page.index("<h2>In short</h2>"):page.index("<h2>Findings</h2>")]
     assert "<p>The fake kind read 2 cells.</p>" in short
-    body = page[page.index("<h2>Game length</h2>"):page.index("<h2>Provenance</h2>")]
+    assert page.index("<h2>In short</h2>") < page.index("<h2>Fake</h2>") < \
+        page.index("<h2>Findings</h2>")          # the kind's answer leads the page
+    body = page[page.index("<h2>Fake</h2>"):page.index("<h2>Findings</h2>")]
     assert body.index("<h2>Fake</h2>") < body.index("<h3>Games by cell</h3>")
     assert ('<td class="num">1</td><td class="num">5,000</td><td class="num">0.75</td>'
             in body)
     assert len(images(page)) == len(images(plain)) + 1 and 'alt="fake games"' in body
     assert [w for w in words if w != "The fake kind read 2 cells."] == plain_words
+    assert words[1] == "The fake kind read 2 cells."     # right after what was played
     _edit_json(seats / "study.json", lambda m: m.update(kind="nope"))
     words = report.write_report(seats, tmp_path / "nope.html")[1]
     assert any("of kind 'nope', which this vikingsim does not know" in w for w in words)

@@ -5,7 +5,7 @@ The page is self-contained: figures are PNG data URIs, the CSS is inline and not
 fetched. It shows win rates by seat (or side), policy and option with Wilson 95 % intervals,
 heatmaps of two-knob grids, game-length histograms, findings in plain words and the study's
 provenance; a study of a kind in ``studies.kinds.KINDS`` adds that kind's tables, findings
-and figures after the generic sections (``kind_parts``)."""
+and figures first, after the sentence saying what was played (``kind_parts``)."""
 from __future__ import annotations
 
 import base64
@@ -256,15 +256,18 @@ def render(study: StudyView, source: str = "auto") -> tuple[str, list[str]]:
     words = findings(study, counts, tables, length)
     short = summary(study, counts, tables)
     kind = kind_parts(study)
-    body = "".join([summary_html(short + kind.findings), findings_html(words[1:]),
+    # a kind's answer (ratings, worths, indices) is what its command was run for: it leads,
+    # right after the sentence saying what was played, and its section precedes the generic ones
+    short = short[:1] + kind.findings + short[1:]
+    body = "".join([summary_html(short), kind.html, findings_html(words[1:]),
                     contenders_html(study, tables["contenders"], tables["tests"]),
                     policies_html(tables["policies"]),
                     knobs_html(study, tables["knobs"]),
                     outcomes_html(study, tables["outcomes"]),
                     lengths_html(study, counts, tables["lengths"], length),
-                    kind.html, provenance_html(study, counts)])
+                    provenance_html(study, counts)])
     return PAGE.substitute(title=esc(_title(study)), subtitle=esc(_subtitle(study)),
-                           body=body, css=CSS, script=SCRIPT), short + kind.findings + words[1:]
+                           body=body, css=CSS, script=SCRIPT), short + words[1:]
 
 
 # ---- a kind's own part ----------------------------------------------------------------------
