@@ -136,6 +136,10 @@ def test_sobol_indices_of_a_synthetic_model_match_the_hand_worked_ones(synthetic
     # binomial variance p (1 - p) / n at p ~ 0.5 over the model's variance 185/3 * 1e-6
     assert noise.loc["win_rate[0]", "noise_share"] == pytest.approx(
         0.25 / FAKE_GAMES / (185 / 3 * 1e-6), rel=0.1)
+    # two seats: the difference is 2 p0 - 1, so its multinomial variance 4 p0 (1 - p0) / n
+    # over 4 var(Y) is the same share
+    assert noise.loc["win_rate[0] - win_rate[1]", "noise_share"] == pytest.approx(
+        noise.loc["win_rate[0]", "noise_share"], rel=1e-9)
     findings = S.report_findings(data)
     ranked = findings[0].split("moves most with ")[1]             # x1, x3, x4 tie at 54/185
     assert findings[0].startswith("win_rate[0] (sd") and ranked.index("scoring.village") > \
@@ -151,6 +155,19 @@ def test_morris_ranks_the_synthetic_inputs(synthetic, tmp_path):
     assert (got["mu_star"] > 0).all() and len(got) == 4
     figs = S.report_figures(data, tmp_path)
     assert [p.name for p in figs] == ["sensitivity.png"] and figs[0].stat().st_size > 5000
+
+
+def test_a_study_of_many_cells_rewrites_its_manifest_a_few_times_only(synthetic, monkeypatch):
+    """study.json holds every cell: rewritten after each of them, a 22,528-cell study was
+    quadratic in its cells (run._Rewrites: at most one rewrite per MANIFEST_EVERY_S)."""
+    writes = []
+    real = D.write_json
+    monkeypatch.setattr(D, "write_json", lambda path, obj: (writes.append(Path(path).name),
+                                                            real(path, obj))[1])
+    data = synthetic("sobol", 32, second_order=False)             # 192 cells
+    assert data.manifest["complete"] and len(data.manifest["cells"]) == 192
+    assert all(c["games_done"] == FAKE_GAMES for c in data.manifest["cells"])
+    assert 2 <= writes.count(D.MANIFEST) < 40, writes.count(D.MANIFEST)
 
 
 def test_sensitivity_kind_is_registered():
