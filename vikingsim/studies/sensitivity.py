@@ -774,7 +774,9 @@ def report_figures(data, folder) -> list[Path]:
             ax.plot(x, r["mu_star_noise"], "k_", markersize=14, label="noise floor")
             ax.set_ylabel("mu* (per unit)")
         ax.axhline(0, color="grey", lw=0.6)
-        ax.set_title(h, fontsize=9)
+        share = a["noise"].set_index("headline").loc[h, "noise_share"]
+        ax.set_title(h + ("" if share != share else f"  (Monte Carlo noise {share:.0%} of its "
+                                                    f"variance across points)"), fontsize=9)
         ax.set_xticks(x, inputs if ax is axes[-1] else [""] * len(inputs), rotation=35,
                       ha="right", fontsize=7)
         ax.legend(fontsize=7)
