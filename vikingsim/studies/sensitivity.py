@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -633,9 +634,11 @@ def _indices(report: dict, problem: dict, X, Y, h: str, noise: dict) -> list[dic
     if not noise["output_var"] > 0:
         return [{"headline": h, "input": name, "flat": True} for name in problem["names"]]
     if report["method"] == "sobol":
-        r = sobol.analyze(problem, Y, calc_second_order=report["second_order"],
-                          num_resamples=RESAMPLES, conf_level=CONF_LEVEL,
-                          seed=report["sample_seed"])
+        with warnings.catch_warnings():      # "constant values": under common seeds an input
+            warnings.simplefilter("ignore", UserWarning)   # the game ignores gives A == AB_i
+            r = sobol.analyze(problem, Y, calc_second_order=report["second_order"],
+                              num_resamples=RESAMPLES, conf_level=CONF_LEVEL,
+                              seed=report["sample_seed"])
         return [{"headline": h, "input": name, "S1": r["S1"][j], "S1_conf": r["S1_conf"][j],
                  "ST": r["ST"][j], "ST_conf": r["ST_conf"][j], "flat": False}
                 for j, name in enumerate(problem["names"])]
@@ -700,13 +703,21 @@ def report_findings(data) -> list[str]:
 
 
 def _ranked_sobol(h: str, rows, noise: dict) -> str:
-    rows = rows.sort_values("ST", ascending=False, kind="stable")
-    moves = [r for r in rows.to_dict("records") if r["ST"] - r["ST_conf"] > 0]
-    still = [r["input"] for r in rows.to_dict("records") if r["ST"] - r["ST_conf"] <= 0]
+    """The inputs whose total index stands above what noise alone gives, ranked. Independent
+    Monte Carlo noise of share s makes an input that changes the games but not the answer
+    show ST = s (``ST = ST_true (1 - s) + s``), so an input moves the headline measurably when
+    its interval's lower end is above s (above 0 when s is not estimated)."""
+    share = noise["noise_share"]
+    floor = share if share == share else 0.0
+    rows = rows.sort_values("ST", ascending=False, kind="stable").to_dict("records")
+    moves = [r for r in rows if r["ST"] - r["ST_conf"] > floor]
+    still = [r["input"] for r in rows if r not in moves]
     head = (f"{h} (sd {noise['sd_between_points']:.4g} across the space, "
             f"{noise['games_per_point']:,} games per point)")
+    bar = f"the noise share {floor:.2f}" if floor > 0 else "0"
     if not moves:
-        return f"{head}: no input moves it measurably (every total-index interval reaches 0)."
+        return (f"{head}: no input moves it measurably (every total-index interval reaches "
+                f"{bar}).")
     words = [f"{r['input']} (total {r['ST']:.2f} [{r['ST'] - r['ST_conf']:.2f}, "
              f"{r['ST'] + r['ST_conf']:.2f}], first-order {r['S1']:.2f})" for r in moves]
     text = f"{head} moves most with {words[0]}"
@@ -714,7 +725,7 @@ def _ranked_sobol(h: str, rows, noise: dict) -> str:
         text += "; then " + "; ".join(words[1:])
     if still:
         text += f"; {', '.join(still)} do{'es' if len(still) == 1 else ''} not move it " \
-                f"measurably (total-index interval reaches 0)"
+                f"measurably (total-index interval reaches {bar})"
     return text + "."
 
 
