@@ -147,6 +147,21 @@ def test_sobol_indices_of_a_synthetic_model_match_the_hand_worked_ones(synthetic
     assert not any("Monte Carlo noise is" in f for f in findings)      # 0.4%: no warning
 
 
+def test_a_total_index_within_the_noise_share_does_not_count_as_moving():
+    """Noise of share s gives every input that changes the games ST = ST_true (1 - s) + s: an
+    interval [0.25, 0.35] under s = 0.40 is noise, [0.45, 0.55] is not."""
+    import pandas as pd
+    rows = pd.DataFrame([{"input": "a", "S1": 0.1, "ST": 0.5, "ST_conf": 0.05},
+                         {"input": "b", "S1": 0.0, "ST": 0.3, "ST_conf": 0.05}])
+    noise = {"noise_share": 0.40, "sd_between_points": 0.02, "games_per_point": 1000}
+    text = S._ranked_sobol("win_rate[0]", rows, noise)
+    assert "moves most with a (total 0.50 [0.45, 0.55]" in text
+    assert "b does not move it measurably (total-index interval reaches the noise share 0.40)" \
+        in text
+    quiet = S._ranked_sobol("win_rate[0]", rows, {**noise, "noise_share": 0.60})
+    assert "no input moves it measurably" in quiet
+
+
 def test_morris_ranks_the_synthetic_inputs(synthetic, tmp_path):
     data = synthetic("morris", 40)
     idx = S.report_tables(data)["sensitivity indices"]
