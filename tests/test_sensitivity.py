@@ -185,6 +185,22 @@ def test_a_study_of_many_cells_rewrites_its_manifest_a_few_times_only(synthetic,
     assert 2 <= writes.count(D.MANIFEST) < 40, writes.count(D.MANIFEST)
 
 
+def test_a_plain_option_input_is_a_knob_of_every_point(tmp_path):
+    """start_gold (an integer option of the raid board) sampled on 10..30: each point's case
+    sets it to floor of SALib's sample, which the manifest records as the cell's option."""
+    space = tmp_path / "space.toml"
+    space.write_text('headlines = ["win_rate[0]"]\n[inputs]\nstart_gold = {low = 10, high = 30}\n'
+                     'seat_gold_step = {low = 0, high = 3}\n')
+    study, out = S.plan_sensitivity("raidboard", space, samples=8, games=100, seed=4,
+                                    out=tmp_path / "rb", second_order=False)
+    X = np.asarray(study.report["X"])
+    assert [list(c) for c in study.cases] == [["start_gold", "seat_gold_step"]] * 32
+    assert [c["start_gold"] for c in study.cases] == [int(np.floor(x)) for x in X[:, 0]]
+    assert {c["seat_gold_step"] for c in study.cases} == {0, 1, 2, 3}
+    assert (X[:, 0] >= 10).all() and (X[:, 0] < 31).all()
+    assert (S.inputs_folder(out) / "rb.toml").is_file() and not out.exists()
+
+
 def test_sensitivity_kind_is_registered():
     from vikingsim.studies.kinds import KINDS
     assert KINDS["sensitivity"] == "vikingsim.studies.sensitivity"
@@ -234,6 +250,8 @@ BAD = {
     "a list": (GOOD.replace("values[0]", "values"), "add = true varies a list"),
     "not an option": (GOOD.replace('"params.', '"parms.'), "'parms' is no tevragnarok option"),
     "choice option": (GOOD + 'era_opener = {low = 0, high = 1}\n', "era_opener is a choice"),
+    "option out of range": (GOOD + 'first_seat = {low = 0, high = 5}\n',
+                            "'first_seat' = 5: option first_seat=5: must be an integer"),
     "low above high": (GOOD.replace("high = 4", "high = -1"), "low < high"),
     "integer false": (GOOD.replace("high = 4}", "high = 4, integer = false}"),
                       "is an integer: write integer = true"),

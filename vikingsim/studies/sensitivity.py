@@ -459,6 +459,7 @@ def plan_sensitivity(game: str, space_file, *, method: str = "sobol", samples: i
     data = study_data(space, X, method=method, samples=samples, games=games, seed=seed,
                       name=name, folder=folder, second_order=second_order, levels=levels)
     study = study_from_dict(data, folder / f"{name}.toml")
+    folder.mkdir(parents=True, exist_ok=True)              # no file-valued input: not made yet
     atomic_write(folder / f"{name}.toml", lambda p: Path(p).write_text(study.text))
     return study, out
 
