@@ -215,7 +215,7 @@ headlines = ["win_rate[0]", "giant_share"]
 """
 
 
-def test_an_input_the_game_ignores_has_total_index_zero(tmp_path):
+def test_an_input_the_game_ignores_has_total_index_zero(tmp_path, capsys):
     space = tmp_path / "space.toml"
     space.write_text(REAL)
     out = tmp_path / "real"
@@ -230,9 +230,15 @@ def test_an_input_the_game_ignores_has_total_index_zero(tmp_path):
     giants = idx.loc[("giant_share", "params.giants.values")]
     assert giants["ST_lo"] > 0.2                              # the Giants' VP move their share
     # the stored study replays: every point's file is recorded (hashed) and resumable
+    capsys.readouterr()
     assert main(["sensitivity", "tevragnarok", "--params-space", str(space), "--samples", "16",
                  "--first-order", "-n", "400", "--seed", "3", "--out", str(out), "--quiet",
-                 "--resume", "--workers", "1"]) == 0
+                 "--resume", "--workers", "1", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)                  # one JSON object, all resumed
+    assert got["points"] == 16 * 4 and len(got["sensitivity_indices"]) == 2 * 2
+    assert main(["sensitivity", "tevragnarok", "--params-space", str(space), "--samples", "16",
+                 "--out", str(out)]) == 2                      # taken: refused before planning
+    assert "already holds a study: add --resume" in capsys.readouterr().err
     files = data.manifest["cells"][0]["files"]["option.params"]
     assert (S.inputs_folder(out) / files["path"]).is_file()
 

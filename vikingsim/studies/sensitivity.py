@@ -476,8 +476,15 @@ def run_sensitivity(game: str, space_file, *, method: str = "sobol", samples: in
                     scheduler: str | None = None, second_order: bool = True,
                     levels: int = MORRIS_LEVELS, progress: bool = False):
     """Plan and run a sensitivity study; returns the runner's ``StudyRun``."""
+    from vikingsim.studies.dataset import MANIFEST
     from vikingsim.studies.run import run_study
 
+    where = Path(out if out is not None else f"results/sensitivity-{game}")
+    if (where / MANIFEST).exists() and not resume:       # before any point file is written
+        raise InputError(f"{str(where)!r} already holds a study: add --resume to continue it, "
+                         f"or give another --out")
+    if where.is_dir() and not (where / MANIFEST).exists() and any(where.iterdir()):
+        raise InputError(f"--out {str(where)!r} is a non-empty folder without {MANIFEST}")
     study, out = plan_sensitivity(game, space_file, method=method, samples=samples,
                                   games=games, seed=seed, out=out, second_order=second_order,
                                   levels=levels)
