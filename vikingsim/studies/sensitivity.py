@@ -37,10 +37,13 @@ estimates an index by hand.
 ``sigma^2`` (binomial ``p (1 - p) / n`` for a win rate or outcome rate, from the integer counts;
 ``sd^2 / n`` for a mean with its sd; the interval's half-width otherwise). Independent noise
 adds ``sigma^2`` to the output's variance: every total index ST is inflated by about the
-**noise share** ``mean(sigma^2) / var(Y)`` and every S1 shrunk by the factor ``1 - share``;
-Morris' mu* has a noise floor ``sqrt(2 sigma^2) sqrt(2 / pi) / delta``. With common seeds (the
-default) two points that differ only in an input the game ignores play identical games, so that
-input's indices are exactly 0; inputs that matter change the games and get the noise above.
+**noise share** ``s = mean(sigma^2) / var(Y)`` (``ST = ST_true (1 - s) + s`` for an input that
+changes the games) and every S1 shrunk by the factor ``1 - s``. Morris' mu* (SALib's unscaled
+elementary effects: the change per whole range of the input) has the noise floor
+``sqrt(2 sigma^2) sqrt(2 / pi) / delta``, ``delta = levels / (2 (levels - 1))``. With common
+seeds (the default) two points that differ only in an input the game ignores play identical
+games, so that input's indices are exactly 0; inputs that matter change the games and get the
+noise above.
 """
 from __future__ import annotations
 
@@ -654,9 +657,8 @@ def _indices(report: dict, problem: dict, X, Y, h: str, noise: dict) -> list[dic
                        num_levels=report["levels"], seed=report["sample_seed"])
     lv = report["levels"]
     out = []
+    delta = lv / (2 * (lv - 1))       # SALib's step on the unit scale: mu* is per whole range
     for j, name in enumerate(problem["names"]):
-        lo, hi = problem["bounds"][j]
-        delta = (hi - lo) * lv / (2 * (lv - 1))
         floor = math.sqrt(2 * noise["mean_noise_var"]) * math.sqrt(2 / math.pi) / delta \
             if noise["mean_noise_var"] == noise["mean_noise_var"] else math.nan
         out.append({"headline": h, "input": name, "mu_star": r["mu_star"][j],
@@ -744,14 +746,16 @@ def _ranked_morris(h: str, rows) -> str:
                                                                     r["mu_star_noise"] else 0)]
     if not above:
         return f"{h}: no input's mean absolute effect mu* stands above its noise floor."
-    words = [f"{r['input']} (mu* {r['mu_star']:.3g} +- {r['mu_star_conf']:.2g} per unit, "
+    words = [f"{r['input']} (mu* {r['mu_star']:.3g} +- {r['mu_star_conf']:.2g}, "
              f"sigma {r['sigma']:.3g})" for r in above]
     rest = [r["input"] for r in rows if r not in above]
     text = f"{h} moves most with {words[0]}" + ("; then " + "; ".join(words[1:])
                                                  if len(words) > 1 else "")
     if rest:
         text += f"; {', '.join(rest)} not above the noise floor"
-    return text + " (Morris screening: a ranking, not a share of variance)."
+    return text + (" (Morris screening, mu* = mean absolute change of the headline per "
+                   "change of the input over its whole range: a ranking, not a share of "
+                   "variance).")
 
 
 def _noise_sentence(h: str, noise: dict, method: str) -> str:
@@ -791,7 +795,7 @@ def report_figures(data, folder) -> list[Path]:
         else:
             ax.bar(x, r["mu_star"], 0.6, yerr=r["mu_star_conf"], capsize=2, label="mu*")
             ax.plot(x, r["mu_star_noise"], "k_", markersize=14, label="noise floor")
-            ax.set_ylabel("mu* (per unit)")
+            ax.set_ylabel("mu* (per whole range)")
         ax.axhline(0, color="grey", lw=0.6)
         share = a["noise"].set_index("headline").loc[h, "noise_share"]
         ax.set_title(h + ("" if share != share else f"  (Monte Carlo noise {share:.0%} of its "
