@@ -162,6 +162,22 @@ def test_a_total_index_within_the_noise_share_does_not_count_as_moving():
     assert "no input moves it measurably" in quiet
 
 
+def test_morris_of_a_linear_model_and_its_noise_floor_by_hand():
+    """Y = 3 x0 on [0, 2] (x1 on [0, 1] ignored): every elementary effect, SALib's change per
+    whole range, is 3 * 2 = 6, so mu* = 6 and 0. Noise variance 1e-4 per point: the floor is
+    sqrt(2e-4) sqrt(2 / pi) / (2/3) = 0.0169257 (4 levels, step 4 / 6 of the range)."""
+    from SALib.sample import morris
+
+    problem = {"num_vars": 2, "names": ["a", "b"], "bounds": [[0, 2], [0, 1]]}
+    X = morris.sample(problem, 6, num_levels=4, seed=1)
+    report = {"method": "morris", "levels": 4, "sample_seed": 1}
+    rows = S._indices(report, problem, X, 3 * X[:, 0], "y",
+                      {"mean_noise_var": 1e-4, "output_var": float(np.var(3 * X[:, 0]))})
+    assert [r["input"] for r in rows] == ["a", "b"]
+    assert rows[0]["mu_star"] == pytest.approx(6) and rows[1]["mu_star"] == pytest.approx(0)
+    assert rows[0]["mu_star_noise"] == pytest.approx(0.0169257, rel=1e-5)
+
+
 def test_morris_ranks_the_synthetic_inputs(synthetic, tmp_path):
     data = synthetic("morris", 40)
     idx = S.report_tables(data)["sensitivity indices"]
