@@ -5,8 +5,8 @@ from __future__ import annotations
 from vikingsim.core import config
 
 HELP = "global sensitivity (SALib Sobol'/Morris) of headlines to invented numbers"
-EXAMPLES = """scheme: SALib samples the ranges of the params-space file; every point is one cell of one
-study (common seeds, tallies only), played by the study runner (resumable, local or Dask);
+EXAMPLES = """scheme: SALib samples the ranges of the params-space file; every point is one cell of
+one study (common seeds, tallies only), played by the study runner (resumable, local or Dask);
 SALib's analysis of the stored counts gives first-order and total indices (Sobol') or mu*
 (Morris) with bootstrap intervals, and the Monte Carlo noise share says whether -n games per
 point is enough. Input files of the points and the generated study file go to OUT.inputs/.

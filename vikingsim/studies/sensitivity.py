@@ -10,9 +10,10 @@ A **params-space file** (TOML) names the inputs and their ranges and the headlin
     common_seeds = true               # optional (default true): every point plays the same seeds
 
     [options]                         # optional: game options held fixed
-    [base]                            # optional: the file each varied file-valued option starts
-    params = "default"                # from (a .toml path, or a value of the option that names
-                                      # a bundled file; default: the option's fixed value or default)
+    [base]                            # optional: the file each varied file-valued option
+    params = "default"                # starts from (a .toml path, or a value of the option
+                                      # that names a bundled file; default: the option's fixed
+                                      # value, else its default)
     [inputs]
     "params.economy.draft_size[2]" = {low = 4, high = 6}      # an entry of the option's file
     "params.giants.values" = {low = -1, high = 1, add = true}  # added to every entry
@@ -355,8 +356,9 @@ def _check_headlines(spec, setup, space: Space) -> None:
             if not ok:
                 names = [k for k, v in summary.items() if not k.endswith(("_ci", "_se")) and
                          (_number(v) or isinstance(v, (list, tuple)))]
-                raise InputError(f"headline {h.text!r}: {key}{'' if index is None else f'[{index}]'}"
-                                 f" is no number of the {spec.name} summary; metrics: "
+                where = "" if index is None else f"[{index}]"
+                raise InputError(f"headline {h.text!r}: {key}{where} is no number of the "
+                                 f"{spec.name} summary; metrics: "
                                  f"{', '.join(names)}")
 
 
