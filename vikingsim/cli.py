@@ -1,5 +1,5 @@
 """Command line: ``vikingsim games | simulate | odds | trace | bench`` and the study commands
-``experiment | tournament | balance | report`` (``STUDY_COMMANDS``).
+``experiment | tournament | balance | report | sensitivity`` (``STUDY_COMMANDS``).
 
 Bad input of any kind exits 2 with one line on stderr naming the problem and the allowed
 values; ``--json`` prints exactly one JSON object on stdout; progress goes to stderr, and only
@@ -61,6 +61,7 @@ STUDY_COMMANDS = {
     "balance": "vikingsim.studies.cli_balance",
     "report": "vikingsim.studies.cli_report",
     "importance": "vikingsim.studies.cli_importance",
+    "sensitivity": "vikingsim.studies.cli_sensitivity",
 }
 
 

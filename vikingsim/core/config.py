@@ -25,3 +25,6 @@ WRITE_ROWS = 1 << 18
 #: The module that maps game names to their ``GameSpec`` (``get(name)``, ``names()``). Core code
 #: looks names up through it (``core.game.lookup``) and never imports the games, which import core.
 GAME_REGISTRY = "vikingsim.games"
+#: A running study rewrites its manifest (progress) at most this often, in seconds
+#: (``studies.run._Rewrites``); the final manifest is always written.
+MANIFEST_EVERY_S = 2.0

@@ -15,6 +15,7 @@ KINDS: dict[str, str] = {
     "importance": "vikingsim.studies.importance",
     "tournament": "vikingsim.studies.tournament",
     "balance": "vikingsim.studies.balance",
+    "sensitivity": "vikingsim.studies.sensitivity",
 }
 
 

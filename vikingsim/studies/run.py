@@ -429,7 +429,7 @@ def _queue(states: list) -> list:
 def _schedule(root: Path, study: Study, states: list, manifest: dict, pool, progress: bool):
     """Keep ``2 x workers`` chunks in flight; fold results in as they come; return how many
     chunks were played."""
-    queue, running, ran = _queue(states), {}, 0
+    queue, running, ran, rewrite = _queue(states), {}, 0, _Rewrites()
     with _bar(states, study.name, progress) as bar:
         while queue or running:
             while queue and len(running) < 2 * pool.workers:
@@ -443,15 +443,35 @@ def _schedule(root: Path, study: Study, states: list, manifest: dict, pool, prog
                 ran += 1
                 bar.update(c.games)
                 if s.done and not was_done:
-                    _cell_finished(root, s, manifest, bar)
+                    _cell_finished(root, s, manifest, bar, rewrite)
     return ran
 
 
-def _cell_finished(root: Path, s: CellState, manifest: dict, bar) -> None:
-    """Record the cell's games and decision in study.json (rewritten atomically)."""
+@dataclass
+class _Rewrites:
+    """When study.json is rewritten as cells finish: at most once per
+    ``config.MANIFEST_EVERY_S`` seconds and per 20 times the last rewrite's duration. The
+    manifest grows with the cells (tens of MB for a 20,000-cell sensitivity study), so a
+    rewrite after every cell made a run quadratic in its cells. The rewrites show progress
+    only: ``--resume`` reads the chunks' tallies, and :func:`_finish` writes the final one."""
+
+    due: float = 0.0
+
+    def __call__(self, root: Path, manifest: dict) -> None:
+        from vikingsim.core import config
+
+        now = time.monotonic()
+        if now >= self.due:
+            D.write_json(root / D.MANIFEST, manifest)
+            self.due = now + max(config.MANIFEST_EVERY_S, 20 * (time.monotonic() - now))
+
+
+def _cell_finished(root: Path, s: CellState, manifest: dict, bar, rewrite) -> None:
+    """Record the cell's games and decision in study.json (rewritten atomically, when
+    ``rewrite`` says it is due)."""
     entry = manifest["cells"][s.cell.cell]
     entry["games_done"], entry["decided"] = s.games_done, s.decided
-    D.write_json(root / D.MANIFEST, manifest)
+    rewrite(root, manifest)
     if s.decided is not None and bar.total is not None:
         bar.total -= s.cell.games - s.games_done
         bar.refresh()

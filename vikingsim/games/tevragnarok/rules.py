@@ -214,12 +214,12 @@ SCHEMA = {
 }
 
 
-def _read(path: Path) -> dict:
+def _read_text(path: Path) -> str:
     try:
-        return tomllib.loads(path.read_text())
+        return path.read_text()
     except OSError as e:
         raise InputError(f"cannot read params file {str(path)!r}: {e.strerror or e}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    except UnicodeDecodeError as e:
         raise InputError(f"params file {str(path)!r} is not valid TOML: {e}") from None
 
 
@@ -233,19 +233,31 @@ def _path_of(name: str) -> Path:
 
 @lru_cache(maxsize=64)
 def _load_text(name: str, text: str) -> "Params":
-    return Params(**_merge(tomllib.loads(text), name))
+    """Parsed once per (name, text): a study of thousands of cells sets up each cell's
+    ``Rules`` several times (plan, play, summary), and parsing was most of its cost."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"params file {str(_path_of(name))!r} is not valid TOML: {e}") \
+            from None
+    return Params(**_merge(data, name))
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict:
+    """``params.toml`` beside this module, parsed once (the checks copy what they keep)."""
+    return tomllib.loads((HERE / "params.toml").read_text())
 
 
 def load_params(name: str = "default") -> "Params":
     """The parameters of a preset name or a ``.toml`` path: the defaults of ``params.toml``
     overlaid with the file's keys, every key validated (InputError naming the bad key)."""
     path = _path_of(name)
-    _read(path)                                   # one-line errors for unreadable files
-    return _load_text(name, path.read_text())
+    return _load_text(name, _read_text(path))     # one-line errors for unreadable files
 
 
 def _merge(data: dict, name: str) -> dict:
-    base = tomllib.loads((HERE / "params.toml").read_text())
+    base = _defaults()
     out = {}
     for table, keys in SCHEMA.items():
         given = data.get(table, {})
