@@ -20,6 +20,8 @@ examples:
 
 
 def add_arguments(p) -> None:
+    from vikingsim.studies.cli_experiment import add_run_arguments
+
     p.add_argument("game", help="a seated game whose policies take forbid (see 'vikingsim games')")
     p.add_argument("--players", type=int, default=None,
                    help="seats per game (default: the game's default)")
@@ -38,19 +40,13 @@ def add_arguments(p) -> None:
                    help="games per chunk (default: the study default, 1,048,576)")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="study folder (default results/importance-GAME)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue a stopped run of the same study (finished chunks are kept)")
-    p.add_argument("--backend", default="local", help="local (threads, default) or dask")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="with --backend dask: a running scheduler (default: a LocalCluster)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="chunks at once: threads (local) or LocalCluster workers")
+    add_run_arguments(p, "restricted-play study")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run(args) -> int:
-    from vikingsim.core.console import Terminated, print_json
+    from vikingsim.core.console import print_json
+    from vikingsim.studies.cli_experiment import stopped
     from vikingsim.core.options import parse_assignments
     from vikingsim.core.runner import check_count
     from vikingsim.studies import importance
@@ -66,7 +62,7 @@ def run(args) -> int:
                         workers=args.workers, scheduler=args.scheduler, resume=args.resume,
                         progress=not args.quiet)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
-        return 143 if isinstance(stop, Terminated) else 130
+        return stopped(stop)
     table = importance.worth_table(res.open())
     if args.json:
         print_json({"study": res.manifest["name"], "out": str(res.root), "game": args.game,

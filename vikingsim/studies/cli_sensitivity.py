@@ -21,6 +21,8 @@ examples:
 
 
 def add_arguments(p) -> None:
+    from vikingsim.studies.cli_experiment import add_run_arguments
+
     p.add_argument("game", help="a game (see 'vikingsim games')")
     p.add_argument("--params-space", required=True, metavar="FILE",
                    help="TOML naming the inputs (options or dotted paths into an option's "
@@ -37,19 +39,13 @@ def add_arguments(p) -> None:
                    help=f"root seed of the games and the sample (default {config.SEED})")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="study folder (default results/sensitivity-GAME)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue a stopped run of the same sensitivity study")
-    p.add_argument("--backend", default="local", help="local (threads, default) or dask")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="with --backend dask: a running scheduler (default: a LocalCluster)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="chunks at once: threads (local) or LocalCluster workers")
+    add_run_arguments(p, "sensitivity study")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def run(args) -> int:
-    from vikingsim.core.console import Terminated, print_json
+    from vikingsim.core.console import print_json
+    from vikingsim.studies.cli_experiment import stopped
     from vikingsim.core.runner import check_count
     from vikingsim.studies.sensitivity import report_findings, report_tables, run_sensitivity
     from vikingsim.studies.spec import MAX_GAMES
@@ -62,7 +58,7 @@ def run(args) -> int:
                               workers=args.workers, scheduler=args.scheduler,
                               second_order=not args.first_order, progress=not args.quiet)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
-        return 143 if isinstance(stop, Terminated) else 130
+        return stopped(stop)
     data = res.open()
     tables, findings = report_tables(data), report_findings(data)
     if args.json:
