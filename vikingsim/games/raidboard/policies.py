@@ -21,6 +21,8 @@ class PolicyKind(IntEnum):
     GREEDY = 0
     RANDOM = 1
     LOOKAHEAD = 2
+    FLATMC = 3          # search players (search_params.py, search.py): from FLATMC up
+    ISMCTS = 4
 
 
 #: Columns of the per-seat parameter rows (Lookahead's two; unused by the others).
@@ -86,6 +88,12 @@ POLICY_HELP = {
                               "most valuable settlement (ties clockwise from the player)",
                               Lookahead),
 }
+
+
+from vikingsim.games.raidboard.search_params import SEARCH_HELP, SEARCH_TYPES  # noqa: E402
+
+POLICY_TYPES.update(SEARCH_TYPES)
+POLICY_HELP.update(SEARCH_HELP)
 
 
 def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
