@@ -58,25 +58,24 @@ def flatmc(game, seat, options, rollouts):
 
 class Node:
     def __init__(self):
-        self.children, self.visits, self.wins, self.avail = {}, 0.0, 0.0, 1.0
+        self.children, self.visits, self.wins = {}, 0.0, 0.0
+        self.avail = {}                  # option -> times it was legal here (tried or not)
 
 
-def _tree_choice(node, options, c):
-    """(option, child, expanded): availability +1 for the legal children; the first untried
-    option is expanded, else UCB1 (first of equals)."""
+def _tree_choice(node, options, c, rng):
+    """(option, child, expanded): availability +1 for every legal option; the first untried
+    option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
     for o in options:
-        if o in node.children:
-            node.children[o].avail += 1.0
+        node.avail[o] = node.avail.get(o, 0.0) + 1.0
     for o in options:
         if o not in node.children:
             node.children[o] = Node()
             return o, node.children[o], True
-    best, best_u = options[0], -1e300
+    ucb = []
     for o in options:
         ch = node.children[o]
-        u = ch.wins / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
-        if u > best_u:
-            best, best_u = o, u
+        ucb.append(ch.wins / ch.visits + c * math.sqrt(math.log(node.avail[o]) / ch.visits))
+    best = pick_best(ucb, options, rng)
     return best, node.children[best], False
 
 
@@ -88,7 +87,7 @@ def _iteration(game, seat, options, root, c):
     where = {"node": root}
 
     def step(g_, s, opts):
-        o, child, expanded = _tree_choice(where["node"], opts, c)
+        o, child, expanded = _tree_choice(where["node"], opts, c, game.pol)
         path.append(child)
         where["node"] = child
         if expanded:                                   # leave the tree: greedy from here

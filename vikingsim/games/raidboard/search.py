@@ -8,7 +8,8 @@ the policy stream (the game's own, so the same seed gives the same games for any
 
 Rollout: copy the state, apply the option, play to the end with every seat on ``greedy``
 (``roll_kinds``); score 1 if the searching seat won. ISMCTS keeps its tree in arena arrays
-(``visits``, ``wins``, ``avail``, ``child``: node -> child node per chosen space, -1 none),
+(``visits``, ``wins`` per node; ``avail`` and ``child`` per node and space: how often that
+option was legal there, and the child node it leads to, -1 none),
 node 0 the root, at most budget + 1 nodes.
 """
 from __future__ import annotations
@@ -69,37 +70,35 @@ def _flatmc(rules, roll_kinds, roll_params, root, sim, opts, n, rollouts, scores
 def _new_node(visits, wins, avail, child, n_nodes):
     visits[n_nodes] = 0.0
     wins[n_nodes] = 0.0
-    avail[n_nodes] = 1.0
+    avail[n_nodes, :] = 0.0
     child[n_nodes, :] = -1
     return n_nodes
 
 
 @jit(nrt=False)
-def _select(node, opts, n, c, visits, wins, avail, child, n_nodes):
-    """ISMCTS selection at ``node`` among the legal ``opts``: every legal child's availability
-    +1; the first untried option (ascending) is expanded; else the best UCB1 value, first of
-    equals. Returns (option, child node, nodes in use)."""
+def _select(node, opts, n, c, visits, wins, avail, child, n_nodes, ucb, pol_rng):
+    """ISMCTS selection at ``node`` among the legal ``opts``: each legal option's availability
+    at the node +1 (tried or not); the first untried option (ascending) is expanded; else the
+    best UCB1 value, equals drawn on the policy stream (``_pick_best``). Returns (option,
+    child node, nodes in use)."""
     for j in range(n):
-        ch = child[node, opts[j]]
-        if ch >= 0:
-            avail[ch] += 1.0
+        avail[node, opts[j]] += 1.0
     for j in range(n):
         if child[node, opts[j]] < 0:
             ch = _new_node(visits, wins, avail, child, n_nodes)
             child[node, opts[j]] = ch
             return opts[j], ch, n_nodes + 1
-    best, best_u = 0, -1e300
     for j in range(n):
         ch = child[node, opts[j]]
-        u = wins[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
-        if u > best_u:
-            best, best_u = j, u
-    return opts[best], child[node, opts[best]], n_nodes
+        ucb[j] = (wins[ch] / visits[ch]
+                  + c * math.sqrt(math.log(avail[node, opts[j]]) / visits[ch]))
+    o = _pick_best(ucb, opts, n, pol_rng)
+    return o, child[node, o], n_nodes
 
 
 @jit(nrt=False)
 def _iterate(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, c, visits, wins,
-             avail, child, path, n_nodes, pol_rng):
+             avail, child, path, n_nodes, ucb, pol_rng):
     """One ISMCTS iteration on a fresh determinization (dice from the policy stream): descend
     the tree while the searching seat chooses, expand one node, roll out with greedy, back up
     the win. Returns the nodes in use."""
@@ -113,7 +112,8 @@ def _iterate(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, c, vis
             continue
         n = forward.legal_options(rules, sim, opts)
         before = n_nodes
-        o, node, n_nodes = _select(node, opts, n, c, visits, wins, avail, child, n_nodes)
+        o, node, n_nodes = _select(node, opts, n, c, visits, wins, avail, child, n_nodes, ucb,
+                                   pol_rng)
         depth += 1
         path[depth] = node
         status = forward.apply(rules, tree_kinds, roll_params, sim, o, pol_rng, pol_rng)
@@ -136,7 +136,7 @@ def _ismcts(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, root_op
     n_nodes = _new_node(visits, wins, avail, child, 0) + 1
     for _ in range(budget):
         n_nodes = _iterate(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, c,
-                           visits, wins, avail, child, path, n_nodes, pol_rng)
+                           visits, wins, avail, child, path, n_nodes, scores, pol_rng)
     for j in range(n):
         ch = child[0, root_opts[j]]
         scores[j] = visits[ch] if ch >= 0 else 0.0
@@ -210,7 +210,7 @@ def scratch(kinds, params) -> tuple:
     m = max_nodes(kinds, params)
     return (forward.new_state(k), np.zeros(k, np.int8), np.zeros((k, N_PARAMS)),
             np.zeros(k, np.int8), np.zeros(N_SPACES, np.int64), np.zeros(N_SPACES, np.int64),
-            np.zeros(N_SPACES), np.zeros(m), np.zeros(m), np.zeros(m),
+            np.zeros(N_SPACES), np.zeros(m), np.zeros(m), np.zeros((m, N_SPACES)),
             np.full((m, N_SPACES), -1, np.int32), np.zeros(m + 1, np.int64))
 
 
@@ -222,3 +222,10 @@ def play_block(s, g0, g1, dice_rng, pol_rng, out, counts=None) -> None:
                 forward.new_state(len(s.kinds)), *scratch(s.kinds, s.params), cnt,
                 out["winner"], out["rounds"], out["truncated"], out["gold"],
                 out["settlements"], out["kingdoms"], out["fleets_lost"])
+
+
+def decide(s, st, pol_rng) -> int:
+    """The choice the search policy of ``st``'s actor makes at ``st`` (a state suspended at a
+    choice, ``forward``), for setup ``s``: tests and notebooks ask it of forced positions."""
+    return int(_decide(forward.rules_of(s.compiled), s.kinds, s.params, st,
+                       *scratch(s.kinds, s.params), np.zeros(2, np.int64), pol_rng))
