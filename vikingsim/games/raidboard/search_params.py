@@ -45,9 +45,10 @@ class ISMCTS:
     each on a fresh determinization (future dice). The tree holds the searching seat's own
     choices (children keyed by the chosen space); the other seats and the dice are the
     environment, played by the default policy. Selection: UCB1 with availability counts (how
-    often an option was legal at the node), ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the policy stream, an
-    untried option first (ascending space); one node expanded per iteration, then a rollout. The most visited root option is played,
-    a tie broken uniformly on the policy stream."""
+    often an option was legal at the node), ``wins/visits + c*sqrt(ln(available)/visits)``,
+    equals drawn on the policy stream, an untried option first (ascending space); one node
+    expanded per iteration, then a rollout. The most visited root option is played, a tie
+    broken uniformly on the policy stream."""
 
     budget: int = rule(64, "iterations (rollouts) per decision", section="issue 21 §2", lo=1,
                        hi=MAX_BUDGET)
