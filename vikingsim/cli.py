@@ -60,6 +60,7 @@ STUDY_COMMANDS = {
     "tournament": "vikingsim.studies.cli_tournament",
     "balance": "vikingsim.studies.cli_balance",
     "report": "vikingsim.studies.cli_report",
+    "ladder": "vikingsim.studies.cli_ladder",
 }
 
 

@@ -12,4 +12,5 @@ A plain study file has kind "" and gets the generic page only.
 """
 #: kind -> module (imported only when a study of that kind is reported).
 KINDS: dict[str, str] = {
+    "ladder": "vikingsim.studies.ladder",
 }
