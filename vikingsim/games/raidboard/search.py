@@ -229,3 +229,130 @@ def decide(s, st, pol_rng) -> int:
     choice, ``forward``), for setup ``s``: tests and notebooks ask it of forced positions."""
     return int(_decide(forward.rules_of(s.compiled), s.kinds, s.params, st,
                        *scratch(s.kinds, s.params), np.zeros(2, np.int64), pol_rng))
+
+
+# ---- vikingsim bench: decisions/s, rollouts/s, the search's own overhead ---------------------
+#: The search players ``vikingsim bench`` times (one search seat among greedy seats).
+BENCH_POLICIES = ("flatmc", "ismcts")
+
+
+@jit(nrt=False)
+def _rollout_bank(rules, roll_kinds, roll_params, bank, root, sim, opts, count, pol_rng):
+    """``count`` rollouts from each state of ``bank`` (a State whose fields have a leading
+    axis, one row per state), cycling over its legal options: rollout time alone."""
+    w = 0.0
+    for m in range(bank.clock.shape[0]):
+        _load_row(bank, m, root)
+        n = forward.legal_options(rules, root, opts)
+        for r in range(count):
+            w += _rollout(rules, roll_kinds, roll_params, root, sim, opts[r % n], pol_rng)
+    return w
+
+
+@jit(inline="always", nrt=False)
+def _row_into(src, m, dst):
+    for i in range(dst.shape[0]):
+        dst[i] = src[m, i]
+
+
+@jit(nrt=False)
+def _load_row(bank, m, st):
+    _row_into(bank.gold, m, st.gold)
+    _row_into(bank.pos, m, st.pos)
+    _row_into(bank.fdir, m, st.fdir)
+    _row_into(bank.miss, m, st.miss)
+    _row_into(bank.owner, m, st.owner)
+    _row_into(bank.n_set, m, st.n_set)
+    _row_into(bank.n_king, m, st.n_king)
+    _row_into(bank.lost, m, st.lost)
+    _row_into(bank.clock, m, st.clock)
+
+
+def _decision_states(s, most: int, seed: int) -> list:
+    """The first ``most`` searched decision states of seed's games (the search seat's own
+    choices, made by ``decide``, so the positions are those the bench's games reach), stacked
+    into one State with a leading axis."""
+    from vikingsim.core import rng
+
+    rules, k = forward.rules_of(s.compiled), len(s.kinds)
+    dice = rng.block_generator(seed, rng.STREAM_DICE, 0)
+    pol = rng.block_generator(seed, rng.STREAM_POLICY, 0)
+    st, opts, found = forward.new_state(k), np.zeros(N_SPACES, np.int64), []
+    while len(found) < most:
+        forward.reset(rules, st)
+        status = forward.advance(rules, s.kinds, s.params, st, dice, pol)
+        while status == END_DECIDE:
+            if forward.legal_options(rules, st, opts) > 1:
+                found.append(forward.State(*[a.copy() for a in st]))
+            status = forward.apply(rules, s.kinds, s.params, st, decide(s, st, pol), dice,
+                                   pol)
+    return forward.State(*[np.stack(f) for f in zip(*found[:most])])
+
+
+def _timed(fn) -> float:
+    """CPU seconds of this thread (the kernels run on it): steadier than the wall clock on a
+    shared machine."""
+    import time
+
+    t0 = time.thread_time()
+    fn()
+    return time.thread_time() - t0
+
+
+def _rollout_seconds(s, bank, count: int, pol) -> float:
+    """CPU seconds per rollout from the states of ``bank`` (``count`` each)."""
+    rules, k = forward.rules_of(s.compiled), len(s.kinds)
+    root, sim, opts = forward.new_state(k), forward.new_state(k), np.zeros(N_SPACES, np.int64)
+    kinds, params = np.zeros(k, np.int8), np.zeros((k, N_PARAMS))
+
+    def run(c):
+        _rollout_bank(rules, kinds, params, bank, root, sim, opts, c, pol)
+    run(1)
+    return (_timed(lambda: run(count)) - _timed(lambda: run(0))) / (count * len(bank.clock))
+
+
+def bench_rows(seconds: float = 1.0, repeats: int = 3, players: int = 4) -> list[dict]:
+    """One row per search player at its default parameters, in one seat among ``greedy``
+    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead = (search time
+    - rollout time) / rollout time, where search time = the games' time less that of the same
+    games with the searching seat on greedy, and rollout time = rollouts played x the time of
+    one rollout from the games' own decision states, timed alone."""
+    import statistics
+
+    from vikingsim.core import config, rng
+    from vikingsim.core.options import resolve
+    from vikingsim.games.raidboard import GAME
+
+    opts = resolve(GAME.name, GAME.options, {})
+    plain = GAME.setup(opts, ["greedy"] * players, players)
+    rows = []
+    for name in BENCH_POLICIES:
+        s = GAME.setup(opts, [name] + ["greedy"] * (players - 1), players)
+
+        def play(setup, n, counts):
+            out = GAME.allocate(setup, n)
+            d = rng.block_generator(config.SEED, rng.STREAM_DICE, 0)
+            p = rng.block_generator(config.SEED, rng.STREAM_POLICY, 0)
+            if counts is None:
+                return _timed(lambda: GAME.play_block(setup, 0, n, d, p, out))
+            return _timed(lambda: play_block(setup, 0, n, d, p, out, counts))
+        n = 16
+        play(s, n, np.zeros(2, np.int64))                        # compile / load
+        while play(s, n, np.zeros(2, np.int64)) < seconds / 4 and n < 1 << 24:
+            n *= 4
+        n = max(16, int(n * seconds / max(play(s, n, np.zeros(2, np.int64)), 1e-9)))
+        counts = np.zeros(2, np.int64)
+        t_all = statistics.median(play(s, n, counts) for _ in range(repeats))
+        decisions, rollouts = (int(x) // repeats for x in counts)
+        t_plain = statistics.median(play(plain, n, None) for _ in range(repeats))
+        bank = _decision_states(s, 1000, config.SEED)
+        pol = rng.block_generator(config.SEED, rng.STREAM_WARMUP, 7)
+        per = max(1, rollouts // max(decisions, 1))
+        t_roll = rollouts * statistics.median(_rollout_seconds(s, bank, per, pol)
+                                              for _ in range(repeats))
+        rows.append({"game": GAME.name, "policy": s.policies[0], "players": players,
+                     "games": n, "games_per_s": n / t_all, "decisions_per_s": decisions / t_all,
+                     "rollouts_per_s": rollouts / t_all, "rollouts_per_decision": per,
+                     "search_s": t_all - t_plain, "rollout_s": t_roll,
+                     "overhead": (t_all - t_plain - t_roll) / t_roll})
+    return rows
