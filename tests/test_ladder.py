@@ -68,12 +68,17 @@ def _fake(monkeypatch, lows, highs):
 def test_findings_name_where_strength_stops_growing(monkeypatch):
     data = _fake(monkeypatch, [0.01, 0.02, -0.01, 0.03], [0.03, 0.05, 0.02, 0.06])
     last = ladder.report_findings(data)[-1]
-    assert "stops growing at step 2 (budget 16 to 32" in last and "2 step(s)" in last
+    assert "over 2 step(s), 0 to 1 (budget 4 to 16)" in last
+    assert "stops growing at step 2 (budget 16 to 32" in last
+    data = _fake(monkeypatch, [-0.01, 0.01, 0.02, 0.01, -0.01], [0.01, 0.03, 0.05, 0.03, 0.01])
+    last = ladder.report_findings(data)[-1]
+    assert "over 3 step(s), 1 to 3 (budget 8 to 64)" in last and "step 4 (budget 64 to 128" \
+        in last
     data = _fake(monkeypatch, [0.01, 0.02], [0.03, 0.05])
-    assert "still grows at the top step (budget 8 to 16)" in ladder.report_findings(data)[-1]
+    assert "still grows at the top step" in ladder.report_findings(data)[-1]
     data = _fake(monkeypatch, [-0.05], [-0.01])
     found = ladder.report_findings(data)
-    assert "weaker" in found[0] and "stops growing at step 0" in found[-1]
+    assert "weaker" in found[0] and "No step gave a measurable gain" in found[-1]
 
 
 @pytest.mark.parametrize("args, words", [

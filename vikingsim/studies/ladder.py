@@ -127,13 +127,27 @@ def _budget(template: str, b: int) -> str:
     return template.replace(SLOT, str(b))
 
 
+def _longest_run(flags) -> tuple[int, int] | None:
+    """(first, last) index of the longest run of consecutive True values (the earliest of
+    equals), or None."""
+    best, start = None, None
+    for i, f in enumerate(list(flags) + [False]):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            if best is None or i - start > best[1] - best[0] + 1:
+                best = (start, i - 1)
+            start = None
+    return best
+
+
 def report_findings(data) -> list[str]:
-    """Where strength grows (interval above 0), where it stops (first interval reaching 0),
-    and whether the rise is monotone over the growing steps."""
+    """Each step's verdict; the longest run of steps that each gave a measurable gain (a
+    monotone rise of strength with budget) and the step where it stops."""
     t = ladder_table(data)
     rep = data.manifest["report"]
     k, tpl = int(rep["players"]), rep["template"]
-    t = t[t["games"] > 0]
+    t = t[t["games"] > 0].reset_index(drop=True)
     if t.empty:
         return ["The ladder has no finished games yet."]
     out = []
@@ -143,16 +157,23 @@ def report_findings(data) -> list[str]:
                    f"{_budget(tpl, r.weak)} wins {r.strong_share:.2%} of {r.games:,} games, "
                    f"{r.excess:+.2%} over the fair 1/{k} (95% CI {r.lo:+.2%} to {r.hi:+.2%}): "
                    f"{verdict}.")
-    grow = t["lo"] > 0
-    if grow.all():
-        out.append(f"Strength still grows at the top step (budget {t['weak'].iloc[-1]} to "
-                   f"{t['strong'].iloc[-1]}): the ladder has not found its ceiling.")
+    run = _longest_run(t["lo"] > 0)
+    if run is None:
+        out.append("No step gave a measurable gain: strength does not grow with budget over "
+                   f"{_budget(tpl, int(t['weak'].iloc[0]))} to "
+                   f"{_budget(tpl, int(t['strong'].iloc[-1]))}.")
+        return out
+    first, last = t.iloc[run[0]], t.iloc[run[1]]
+    rise = (f"Strength rises monotonically over {run[1] - run[0] + 1} step(s), "
+            f"{int(first.step)} to {int(last.step)} (budget {int(first.weak)} to "
+            f"{int(last.strong)}): each doubling gave a measurable gain")
+    if run[1] == len(t) - 1:
+        out.append(f"{rise}, and it still grows at the top step: the ladder has not found its "
+                   f"ceiling.")
     else:
-        stop = t[~grow].iloc[0]
-        run = int(grow.cumprod().sum())
-        out.append(f"Strength stops growing at step {int(stop.step)} (budget "
-                   f"{int(stop.weak)} to {int(stop.strong)}: its interval reaches 0); "
-                   f"{run} step(s) before it each gave a measurable gain.")
+        stop = t.iloc[run[1] + 1]
+        out.append(f"{rise}; it stops growing at step {int(stop.step)} (budget "
+                   f"{int(stop.weak)} to {int(stop.strong)}: its interval reaches 0).")
     return out
 
 
