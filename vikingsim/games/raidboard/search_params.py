@@ -19,8 +19,9 @@ import numpy as np
 from vikingsim.core.options import rule
 from vikingsim.games.raidboard.policies import N_PARAMS, PolicyKind, _with_params
 
-#: Largest budget (rollouts per legal option, or per decision).
-MAX_BUDGET = 1 << 20
+#: Largest budgets: rollouts per legal option (flatmc; up to 7 options, §6.5) and iterations
+#: per decision (ismcts; its tree takes budget + 1 nodes of 40 options)
+MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 14
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class FlatMC:
     uniformly on the policy stream."""
 
     rollouts: int = rule(16, "rollouts per legal option", section="issue 21 §2", lo=1,
-                         hi=MAX_BUDGET)
+                         hi=MAX_ROLLOUTS)
     kind: ClassVar[PolicyKind] = PolicyKind.FLATMC
 
     def params(self) -> np.ndarray:
