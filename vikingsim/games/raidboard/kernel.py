@@ -1,7 +1,11 @@
 """Private compiled kernels of the raid board (style rule 1: arrays in, arrays out, no checks).
 
-Flow: ``_play_block`` → ``_play_game`` → ``_take_turn`` → ``_resolve_space`` → ``_raid`` /
-``_choose_exploration`` / ``_choose_lost``. Pure helpers (``_raid_outcome``, ``_advance``,
+Flow: ``_play_block`` → ``_play_game`` (``_reset``, ``_run``) → ``_take_turn`` →
+``_resolve_space`` → ``_raid`` / ``_choose_exploration`` / ``_choose_lost``. A search player's
+seat (policy kind >= ``SEARCH_KIND_MIN``) does not choose inside the turn: ``_resolve_space``
+returns DECIDE, ``_run`` suspends play there, and the forward model (``forward.py``) asks the
+search player and finishes the turn with ``_finish_choice`` (the same ``_remove_settlement`` /
+``_sail_to`` as the scripted choices). Pure helpers (``_raid_outcome``, ``_advance``,
 ``_kingdoms``) take dice or state and never a Generator, so tests force any roll.
 
 State of one game (scratch arrays reused by a block's games):
