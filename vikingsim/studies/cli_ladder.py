@@ -5,10 +5,10 @@ from __future__ import annotations
 from vikingsim.core import config
 
 HELP = "skill ladder: a search policy at budget 2b among seats at budget b, per step"
-EXAMPLES = """scheme: step i (b = start * 2^i) puts the template with {b} = 2b in one seat and {b} = b in
-the others, that seat rotated over all seats, on common seeds; per step, the strong seat's win
-share minus 1/K with a 95% interval. A generated study (kind "ladder"): resumable, any backend,
-'vikingsim report' reads it.
+EXAMPLES = """scheme: step i (b = start * 2^i) puts the template with {b} = 2b in one seat and
+{b} = b in the others, that seat rotated over all seats, on common seeds; per step, the strong
+seat's win share minus 1/K with a 95% interval. A generated study (kind "ladder"): resumable,
+any backend, 'vikingsim report' reads it.
 
 examples:
   vikingsim ladder raidboard --policy "ismcts(budget={b})" --start 4 --steps 6

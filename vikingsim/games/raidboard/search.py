@@ -313,10 +313,10 @@ def _rollout_seconds(s, bank, count: int, pol) -> float:
 
 def bench_rows(seconds: float = 1.0, repeats: int = 3, players: int = 4) -> list[dict]:
     """One row per search player at its default parameters, in one seat among ``greedy``
-    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead = (search time
-    - rollout time) / rollout time, where search time = the games' time less that of the same
-    games with the searching seat on greedy, and rollout time = rollouts played x the time of
-    one rollout from the games' own decision states, timed alone."""
+    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead =
+    (search time - rollout time) / rollout time, where search time = the games' time less that
+    of the same games with the searching seat on greedy, and rollout time = rollouts played x
+    the time of one rollout from the games' own decision states, timed alone."""
     import statistics
 
     from vikingsim.core import config, rng
