@@ -7,6 +7,11 @@ untimed. The reference plays a prefix of the same seed's games. Configurations: 
 ``bench_configs`` (or ``bench_options``), or one given with ``options``/``players``/
 ``policies`` (``vikingsim bench GAME --set k=v --policy P``).
 
+``bench_search`` (the search lines of ``vikingsim bench``): per search player of a game that has
+them (``SEARCH_BENCH``), one seat among the default policy's: decisions/s, rollouts/s and the
+search's own overhead, (search time - rollout time) / rollout time (issue 21 "Speed"; how each
+is measured: the game's ``bench_rows``).
+
 ``bench_exact`` (``vikingsim bench --exact``) times a game's exact solver (``GameSpec.odds``)
 instead: the first call of the process apart (it loads or compiles the solver), then the
 median and maximum of ``repeats`` calls.
@@ -167,6 +172,35 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3, options: dict |
                      "policy_draws_per_game": pol, "d6_per_s_1t": d6_per_s,
                      "rng_limit_1t": limit, "of_rng_limit": k1 / limit})
     return rows
+
+
+#: game -> module with ``bench_rows(seconds, repeats)`` for its search players.
+SEARCH_BENCH = {"raidboard": "vikingsim.games.raidboard.search"}
+
+
+def bench_search(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:
+    """The search players' rows of the games named (default: all) that have search players."""
+    import importlib
+
+    _check_sizes(seconds, repeats)
+    rows = []
+    for name in games or list(SEARCH_BENCH):
+        if name in SEARCH_BENCH:
+            rows += importlib.import_module(SEARCH_BENCH[name]).bench_rows(seconds, repeats)
+    return rows
+
+
+def markdown_search(rows) -> str:
+    """Markdown table of ``bench_search`` rows."""
+    out = ["| game | search seat (others default) | games/s | decisions/s | rollouts/s | "
+           "rollouts/decision | overhead |", "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['game']} | {r['policy']}, {r['players']} players | "
+                   f"{r['games_per_s']:,.0f} | {r['decisions_per_s']:,.0f} | "
+                   f"{r['rollouts_per_s']:,.0f} | {r['rollouts_per_decision']} | "
+                   f"{r['overhead']:.0%} |")
+    out.append("overhead = (search time - rollout time) / rollout time, 1 thread (goal <= 50%)")
+    return "\n".join(out)
 
 
 def _labels(spec, run) -> list[str]:

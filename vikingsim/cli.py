@@ -62,6 +62,7 @@ STUDY_COMMANDS = {
     "report": "vikingsim.studies.cli_report",
     "importance": "vikingsim.studies.cli_importance",
     "sensitivity": "vikingsim.studies.cli_sensitivity",
+    "ladder": "vikingsim.studies.cli_ladder",
 }
 
 
@@ -354,10 +355,15 @@ def _cmd_bench(args) -> int:
     else:
         rows = B.bench(args.games or None, seconds=args.seconds, repeats=args.repeats,
                      options=options, players=args.players, policies=args.policies or None)
+    given = options is not None or args.players is not None or args.policies
+    search = [] if args.exact or given else B.bench_search(
+        args.games or None, seconds=args.seconds, repeats=args.repeats)
     if args.json:
-        print_json({"bench": rows})
+        print_json({"bench": rows, **({"search": search} if search else {})})
     else:
         print((B.markdown_exact if args.exact else B.markdown_table)(rows))
+        if search:
+            print("\n" + B.markdown_search(search))
     return 0
 
 

@@ -16,6 +16,7 @@ KINDS: dict[str, str] = {
     "tournament": "vikingsim.studies.tournament",
     "balance": "vikingsim.studies.balance",
     "sensitivity": "vikingsim.studies.sensitivity",
+    "ladder": "vikingsim.studies.ladder",
 }
 
 

@@ -17,7 +17,7 @@ from vikingsim.core import stats
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
-from vikingsim.games.raidboard import invariants, kernel, reference
+from vikingsim.games.raidboard import invariants, kernel, reference, search
 from vikingsim.games.raidboard.policies import (ELEMENTS, POLICY_HELP, POLICY_TYPES,
                                                 compile_policies)
 from vikingsim.games.raidboard.rules import N_SPACES, Rules
@@ -72,6 +72,8 @@ def allocate(s: Setup, n: int) -> dict:
 
 
 def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
+    if search.is_search(s.kinds):                     # a search seat: forward model (§2)
+        return search.play_block(s, g0, g1, dice_rng, pol_rng, out)
     c, k = s.compiled, len(s.kinds)
     scratch = [np.zeros(k, np.int64) for _ in range(3)]                # gold, pos, fdir
     kernel._play_block(c.ri, c.kind, c.region, c.seas, c.region_spaces, s.kinds, s.params,

@@ -1,7 +1,11 @@
 """Private compiled kernels of the raid board (style rule 1: arrays in, arrays out, no checks).
 
-Flow: ``_play_block`` → ``_play_game`` → ``_take_turn`` → ``_resolve_space`` → ``_raid`` /
-``_choose_exploration`` / ``_choose_lost``. Pure helpers (``_raid_outcome``, ``_advance``,
+Flow: ``_play_block`` → ``_play_game`` (``_reset``, ``_run``) → ``_take_turn`` →
+``_resolve_space`` → ``_raid`` / ``_choose_exploration`` / ``_choose_lost``. A search player's
+seat (policy kind >= ``SEARCH_KIND_MIN``) does not choose inside the turn: ``_resolve_space``
+returns DECIDE, ``_run`` suspends play there, and the forward model (``forward.py``) asks the
+search player and finishes the turn with ``_finish_choice`` (the same ``_remove_settlement`` /
+``_sail_to`` as the scripted choices). Pure helpers (``_raid_outcome``, ``_advance``,
 ``_kingdoms``) take dice or state and never a Generator, so tests force any roll.
 
 State of one game (scratch arrays reused by a block's games):
@@ -26,10 +30,13 @@ from vikingsim.games.raidboard.rules import (
 NO_OWNER = -1
 # Outcomes of one raid roll (raidboard §7)
 RAID_DESTROYED, RAID_PLUNDER, RAID_CAPTURE = 0, 1, 2
-# What a turn or space resolution returns
-GO_ON, STOP, WON = 0, 1, 2
-# End of a game (style rule 6)
-END_TERMINATED, END_TRUNCATED = 0, 1
+# What a turn or space resolution returns; DECIDE: a search player's seat reached a choice
+# (§10.1) and play is suspended for the forward model (forward.py) to ask it
+GO_ON, STOP, WON, DECIDE = 0, 1, 2, 3
+# End of a game (style rule 6); END_DECIDE: suspended at a search player's choice (``_run``)
+END_TERMINATED, END_TRUNCATED, END_DECIDE = 0, 1, 2
+#: Policy kinds from this one up are search players: their choices suspend play (DECIDE)
+SEARCH_KIND_MIN = PolicyKind.FLATMC
 STORM_FACE = 6                             # §6.4: a sea roll of 6 is the Great Storm
 # Lookahead's arithmetic (raidboard §7.5): expected plunder per raid roll (232/36), P(destroyed)
 # (6/36), P(capture) (10/36); expected d6 and 2d6; P(a sea roll sails on) (§6.4)
@@ -210,9 +217,7 @@ def _lost_allowed(n_set, seat, params):
 def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind, params, pol_rng):
     """Lost target (§6.8): the space whose settlement is removed, or -1 if none on the board;
     never one of a kind the seat is forbidden (§10.5, ``_lost_allowed``)."""
-    n_on_board = 0
-    for s in range(gold.shape[0]):
-        n_on_board += n_set[s]
+    n_on_board = _on_board(n_set)
     if n_on_board == 0:
         return -1                                          # §10.3.3
     opp_ok, own_ok = _lost_allowed(n_set, seat, params)
@@ -267,6 +272,29 @@ def _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
             if first_any < 0:
                 first_any = i
     return first_any
+
+
+@jit(inline="always", nrt=False)
+def _on_board(n_set):
+    """Settlements on the board, all seats together."""
+    n = 0
+    for s in range(n_set.shape[0]):
+        n += n_set[s]
+    return n
+
+
+@jit(inline="always", nrt=False)
+def _remove_settlement(owner, n_set, n_king, region, region_spaces, target):
+    """§6.8: the chosen settlement leaves the board (target -1: none on the board, §10.3.3)."""
+    if target >= 0:
+        _set_owner(owner, n_set, n_king, region, region_spaces, target, NO_OWNER)
+
+
+@jit(inline="always", nrt=False)
+def _sail_to(ri, pos, seat, sea):
+    """§6.5: the fleet moves to the chosen sea; True when that sea is then resolved (its die)."""
+    pos[seat] = sea
+    return ri[RuleSlot.EXPLORATION_RESOLVES_SEA] != 0
 
 
 @jit(inline="always", nrt=False)
@@ -330,15 +358,18 @@ def _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
                     return STOP
             return STOP
         if k == Space.LOST:                                # §6.8
-            target = _choose_lost(owner, n_set, n_king, gold, region, region_spaces, seat, pkind,
-                                  params, pol_rng)
-            if target >= 0:
-                _set_owner(owner, n_set, n_king, region, region_spaces, target, NO_OWNER)
+            if pkind >= SEARCH_KIND_MIN and _on_board(n_set) > 0:
+                return DECIDE                              # forward.py asks the search player
+            _remove_settlement(owner, n_set, n_king, region, region_spaces,
+                               _choose_lost(owner, n_set, n_king, gold, region, region_spaces,
+                                            seat, pkind, params, pol_rng))
             return STOP
         if k == Space.EXPLORATION:                         # §6.5: to any sea, then its roll
-            pos[seat] = _choose_exploration(ri, kind, region, seas, owner, pos[seat],
-                                            fdir[seat], seat, pkind, params, pol_rng)
-            if not ri[RuleSlot.EXPLORATION_RESOLVES_SEA]:
+            if pkind >= SEARCH_KIND_MIN:
+                return DECIDE                              # forward.py asks the search player
+            if not _sail_to(ri, pos, seat, _choose_exploration(ri, kind, region, seas, owner,
+                                                               pos[seat], fdir[seat], seat,
+                                                               pkind, params, pol_rng)):
                 return STOP
             continue
         if k == Space.SEA:                                 # §6.4
@@ -388,11 +419,10 @@ def _start_gold(ri, seat, n_seats):
 
 
 @jit(inline="always", nrt=False)
-def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
-               gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
-    """Play one game from setup to its end; returns (End, winner seat or -1, rounds)."""
+def _reset(ri, gold, pos, fdir, miss, owner, n_set, n_king, lost):
+    """Setup (§4.1, §4.4): every state field."""
     n_seats = gold.shape[0]
-    for s in range(n_seats):                               # _reset: every state field (§4.1)
+    for s in range(n_seats):
         gold[s] = _start_gold(ri, s, n_seats)
         pos[s] = 0
         fdir[s] = 1
@@ -401,15 +431,57 @@ def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
         n_set[s] = 0
         n_king[s] = 0
     owner[:] = NO_OWNER
+
+
+@jit(inline="always", nrt=False)
+def _run(ri, kind, region, seas, region_spaces, kinds, params,
+         gold, pos, fdir, miss, owner, n_set, n_king, lost, round0, turn0, dice_rng, pol_rng):
+    """Play on from turn ``turn0`` (its index in turn order) of round ``round0`` (0-based) until
+    the game ends or a search player's seat must choose. Returns (END_TERMINATED, winner,
+    rounds, turn), (END_TRUNCATED, -1, max_rounds, 0) or (END_DECIDE, seat, round, turn): the
+    clock of the suspended turn, which ``forward.apply`` finishes."""
+    n_seats = gold.shape[0]
     first = ri[RuleSlot.FIRST_SEAT] % n_seats
-    for n_round in range(ri[RuleSlot.MAX_ROUNDS]):
-        for i in range(n_seats):
+    i0 = turn0
+    for n_round in range(round0, ri[RuleSlot.MAX_ROUNDS]):
+        for i in range(i0, n_seats):
             seat = (first + i) % n_seats                   # §4.2 seat order
-            if _take_turn(ri, kind, region, seas, region_spaces, seat, kinds[seat],
-                          params[seat], gold, pos, fdir, miss, owner, n_set, n_king, lost,
-                          dice_rng, pol_rng) == WON:
-                return END_TERMINATED, seat, n_round + 1   # §8.1 stops at once
-    return END_TRUNCATED, -1, ri[RuleSlot.MAX_ROUNDS]      # §8.3 a cap, not a result
+            r = _take_turn(ri, kind, region, seas, region_spaces, seat, kinds[seat],
+                           params[seat], gold, pos, fdir, miss, owner, n_set, n_king, lost,
+                           dice_rng, pol_rng)
+            if r == WON:
+                return END_TERMINATED, seat, n_round + 1, i     # §8.1 stops at once
+            if r == DECIDE:
+                return END_DECIDE, seat, n_round, i
+        i0 = 0
+    return END_TRUNCATED, -1, ri[RuleSlot.MAX_ROUNDS], 0   # §8.3 a cap, not a result
+
+
+@jit(inline="always", nrt=False)
+def _finish_choice(ri, kind, region, seas, region_spaces, seat, pkind, params, option,
+                   gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
+    """Carry out a search player's ``option`` at the choice its fleet stands on (Lost §6.8:
+    the space whose settlement goes; Exploration §6.5: the sea) and the rest of its turn, as
+    ``_resolve_space`` does for the scripted policies. Returns STOP, WON or DECIDE."""
+    if kind[pos[seat]] == Space.LOST:
+        _remove_settlement(owner, n_set, n_king, region, region_spaces, option)
+        return STOP
+    if not _sail_to(ri, pos, seat, option):
+        return STOP
+    return _resolve_space(ri, kind, region, seas, region_spaces, seat, pkind, params,
+                          gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng)
+
+
+@jit(inline="always", nrt=False)
+def _play_game(ri, kind, region, seas, region_spaces, kinds, params,
+               gold, pos, fdir, miss, owner, n_set, n_king, lost, dice_rng, pol_rng):
+    """Play one game of scripted policies from setup to its end; returns (End, winner seat or
+    -1, rounds). (Search players' games: ``search._play_block``.)"""
+    _reset(ri, gold, pos, fdir, miss, owner, n_set, n_king, lost)
+    end, win, n_rounds, _ = _run(ri, kind, region, seas, region_spaces, kinds, params, gold,
+                                 pos, fdir, miss, owner, n_set, n_king, lost, 0, 0, dice_rng,
+                                 pol_rng)
+    return end, win, n_rounds
 
 
 @jit(nrt=False)

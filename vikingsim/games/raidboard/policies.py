@@ -27,6 +27,8 @@ class PolicyKind(IntEnum):
     GREEDY = 0
     RANDOM = 1
     LOOKAHEAD = 2
+    FLATMC = 3          # search players (search_params.py, search.py): from FLATMC up
+    ISMCTS = 4
 
 
 #: What a seat can be denied (raidboard §10.5): each sea as Exploration target (in the order
@@ -132,6 +134,12 @@ POLICY_HELP = {
                               "most valuable settlement (ties clockwise from the player)",
                               Lookahead),
 }
+
+
+from vikingsim.games.raidboard.search_params import SEARCH_HELP, SEARCH_TYPES  # noqa: E402
+
+POLICY_TYPES.update(SEARCH_TYPES)
+POLICY_HELP.update(SEARCH_HELP)
 
 
 def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:

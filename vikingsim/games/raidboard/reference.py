@@ -54,6 +54,18 @@ class Game:
         self.lost = [0] * n
         self.owner = {}                      # space -> seat
         self.events = events
+        self.round_i, self.turn_i = 0, 0     # the turn in play: round, index in turn order
+        self.searcher = None                 # search players' choice (reference_search.py)
+
+    def clone(self, rng, kinds):
+        """A silent copy of this game whose dice and policy draws both come from ``rng``
+        (a search player's rollout), seats on ``kinds``."""
+        g = Game.__new__(Game)
+        g.r, g.kinds, g.params, g.dice, g.pol = self.r, list(kinds), self.params, rng, rng
+        g.gold, g.pos, g.dir = list(self.gold), list(self.pos), list(self.dir)
+        g.miss, g.lost, g.owner = list(self.miss), list(self.lost), dict(self.owner)
+        g.events, g.round_i, g.turn_i, g.searcher = None, self.round_i, self.turn_i, None
+        return g
 
     # --- helpers -----------------------------------------------------------------------
     def say(self, text):
@@ -123,8 +135,16 @@ class Game:
         flags = self.params[seat][FORBID_COL:N_PARAMS]
         return {e for e, f in zip(ELEMENTS, flags) if f}
 
+    def search(self, seat, options):
+        """A search player's choice among ``options`` (issue 21 §2)."""
+        from vikingsim.games.raidboard import reference_search
+
+        return (self.searcher or reference_search.choose)(self, seat, options)
+
     def exploration_target(self, seat):
         kind, params = self.kinds[seat], self.params[seat]
+        if kind >= PolicyKind.FLATMC:
+            return self.search(seat, list(_SEAS))          # §6.5: any sea
         no = self.forbidden(seat)
         seas = [q for q in _SEAS if _sea_name(q) not in no]          # §10.5
         if kind == PolicyKind.RANDOM:
@@ -165,6 +185,8 @@ class Game:
         if not on_board:
             return None
         kind = self.kinds[seat]
+        if kind >= PolicyKind.FLATMC:
+            return self.search(seat, on_board)             # §6.8: any settlement
         # §10.5: never a forbidden kind of removal, unless that leaves nothing to remove
         no = self.forbidden(seat)
         allowed = [s for s in on_board if (LOST_OWN if self.owner[s] == seat
@@ -198,6 +220,26 @@ class Game:
         loose = [s for s in mine if not self.in_kingdom(s)]
         return (loose or mine)[0]
 
+    def remove(self, target):
+        """§6.8: the settlement on ``target`` leaves the board (None: the board is empty)."""
+        if target is not None:
+            self.say(f"  Lost: removes seat {self.owner[target]}'s settlement on "
+                     f"{SPACE_NAMES[target]}")
+            del self.owner[target]
+
+    def sail_to(self, seat, sea):
+        """§6.5: to the chosen sea; True when its sea die is then rolled."""
+        self.pos[seat] = sea
+        self.say(f"  Exploration: sails to {SPACE_NAMES[sea]}")
+        return self.r.exploration_resolves_sea
+
+    def carry_out(self, seat, option):
+        """The rest of ``seat``'s turn after it chose ``option`` on Lost or Exploration."""
+        if BOARD[self.pos[seat]][1] == Space.LOST:
+            self.remove(option)
+        elif self.sail_to(seat, option):
+            self.resolve(seat)
+
     def resolve(self, seat):
         while True:
             space = self.pos[seat]
@@ -226,16 +268,10 @@ class Game:
                         return
                 return
             if kind == Space.LOST:
-                target = self.lost_target(seat)
-                if target is not None:
-                    self.say(f"  Lost: removes seat {self.owner[target]}'s settlement on "
-                             f"{SPACE_NAMES[target]}")
-                    del self.owner[target]
+                self.remove(self.lost_target(seat))
                 return
             if kind == Space.EXPLORATION:
-                self.pos[seat] = self.exploration_target(seat)
-                self.say(f"  Exploration: sails to {SPACE_NAMES[self.pos[seat]]}")
-                if not self.r.exploration_resolves_sea:
+                if not self.sail_to(seat, self.exploration_target(seat)):
                     return
                 continue
             if kind == Space.SEA:
@@ -271,13 +307,16 @@ class Game:
         self.move(seat, self.roll())
         self.resolve(seat)
 
-    def play(self):
-        """Returns (truncated, winner or -1, rounds)."""
+    def play(self, start_round=0, start_turn=0):
+        """Play from turn ``start_turn`` of round ``start_round`` (0-based); returns (truncated,
+        winner or -1, rounds)."""
         n = len(self.gold)
-        for n_round in range(self.r.max_rounds):
-            self.say(f"-- round {n_round + 1}: gold {self.gold}")
-            for i in range(n):
+        for n_round in range(start_round, self.r.max_rounds):
+            if n_round > start_round or start_turn == 0:
+                self.say(f"-- round {n_round + 1}: gold {self.gold}")
+            for i in range(start_turn if n_round == start_round else 0, n):
                 seat = (self.r.first_seat + i) % n
+                self.round_i, self.turn_i = n_round, i
                 self.say(f"seat {seat} ({SPACE_NAMES[self.pos[seat]]}, {self.gold[seat]} Gold)")
                 try:
                     self.turn(seat)
@@ -286,6 +325,12 @@ class Game:
                     return False, seat, n_round + 1
         self.say("safety cap reached: truncated")
         return True, -1, self.r.max_rounds
+
+    def play_after_turn(self):
+        """Play on from the turn after the one in play (a rollout's continuation)."""
+        n = len(self.gold)
+        nxt = self.turn_i + 1
+        return self.play(self.round_i + (nxt == n), nxt % n)
 
 
 def play_block(setup, g0, g1, dice_rng, pol_rng, out):
