@@ -58,7 +58,9 @@ class ISMCTS:
     kind: ClassVar[PolicyKind] = PolicyKind.ISMCTS
 
     def params(self) -> np.ndarray:
-        return np.array([self.budget, self.c], np.float64)
+        row = np.zeros(N_PARAMS)                   # the scripted policies' row layout
+        row[0], row[1] = self.budget, self.c
+        return row
 
 
 SEARCH_TYPES = {"flatmc": FlatMC, "ismcts": ISMCTS}
