@@ -23,8 +23,12 @@ def test_every_policy_is_registered_with_declared_parameters():
         assert o.kind == "float" and o.help and "§10.4" in o.help and (o.lo, o.hi) == (0, 1000)
     # §10.4: settle_value = 12 Gold, miss_cost = 6 Gold (assumptions)
     assert (opts["settle_value"].default, opts["miss_cost"].default) == (12.0, 6.0)
-    # §10.5: every policy takes forbid (restricted play), "" = nothing forbidden
-    for cls in POLICY_TYPES.values():
+    # §10.5: every scripted policy takes forbid (restricted play), "" = nothing forbidden;
+    # the search players (§10.6) take none: restricted play is asked of scripted policies
+    for name, cls in POLICY_TYPES.items():
+        if name in ("flatmc", "ismcts"):
+            assert "forbid" not in policies.param_options(cls)
+            continue
         o = policies.param_options(cls)["forbid"]
         assert o.kind == "str" and o.default == "" and "§10.5" in o.help
     assert list(policies.param_options(POLICY_TYPES["greedy"])) == ["forbid"]
