@@ -33,7 +33,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.battle878.policies import PolicyKind, PolicyParam
+from vikingsim.games.battle878.policies import Element, PolicyKind, PolicyParam
 from vikingsim.games.battle878.rules import (
     ENGLISH, LAGERTHA_BERSERKERS, LAGERTHA_NORSEMEN, N_EPIC, N_UNITS, PACK_BITS, UNIT_SIDE, VIKINGS,
     Die, Epic, Face, Outcome, RuneFace, RuleSlot, Unit)
@@ -52,6 +52,8 @@ EB_REINF = 1 << int(Epic.REINFORCEMENTS)
 EB_SINGLE = 1 << int(Epic.SINGLE_COMBAT)
 EB_TRAIT = 1 << int(Epic.TRAITORS)
 K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM = (int(k) for k in PolicyKind)
+(EL_RETREAT, EL_RUNES, EL_OMENS, EL_RAGE, EL_RAGNAROK, EL_PRAYER, EL_FIV, EL_DEFEND, EL_CONVERT,
+ EL_PEACE) = (int(e) for e in Element)
 # what a roll returns: an Outcome, or GOING on
 (VIKINGS_WIN, ENGLISH_WIN, BOTH_ELIMINATED, GODS_PEACE, VIKINGS_RETREAT, ENGLISH_RETREAT,
  TRUNCATED) = (int(o) for o in Outcome)
@@ -257,6 +259,12 @@ def _fast_ok(ri, pkind):
     return True
 
 
+@jit(inline="always", nrt=False)
+def _allowed(pp, s, e):
+    """Side ``s``'s policy may use Element ``e`` (not in its ``forbid``, restricted play)."""
+    return (int(pp[s, PolicyParam.FORBID]) >> e) & 1 == 0
+
+
 # ---------------------------------------------------------------- the base battle
 @jit(nrt=False)
 def _battle_base(cr, st, dice):
@@ -323,7 +331,7 @@ def _held(st, k, side):
     return st.cnt[k] if st.own[k] == side else 0
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _alive(st, side):
     """Units fighting for ``side``; the Fort/Settlement counts as a Viking unit (SEED §1.5)."""
     t = st.sv[StateSlot.STRUCT] if side == V else 0
@@ -355,7 +363,7 @@ def _join(st, k, x):
     st.joined[k] += x
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _lose(st, k, x):
     """``x`` Hits on slot ``k``: its units die, or flee under Single Combat (SEED §7.3),
     Æthelred's Military Reform (SEED §3.3) or, for Viking units, Ragnarök (SEED §4.3)."""
@@ -509,7 +517,7 @@ def _reform_unit(ri, cnt):
 
 
 # ---------------------------------------------------------------- one roll
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _raven_flee(st):
     """SEED §5.4 Raven Banner Flee: a Norseman and a Berserker flee before each Viking roll."""
     for k in (UN, UB):
@@ -518,7 +526,7 @@ def _raven_flee(st):
             st.fled[k] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _roll_side(cr, st, s, dice):
     """878 §4.3: side ``s`` rolls min(units, max dice) per slot, slot order; 878 §4.4 Fort and
     Settlement dice. Sets this roll's ``h``, ``fl``, ``c``, ``nd`` (zero for the other side)."""
@@ -544,7 +552,7 @@ def _reroll(cr, st, k, m, dice):
     st.c[k] = _commands(acc)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _edmunds_faith(cr, st, dice):
     """SEED §3.3 Edmund's Faith: the holder re-rolls its Flee and Command results once."""
     for k in range(N_UNITS):
@@ -553,7 +561,7 @@ def _edmunds_faith(cr, st, dice):
             _reroll(cr, st, k, m, dice)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _ragnar(st):
     """878 §4.7 Ragnar: the Commands of the first English roll count as Flees."""
     for k in range(N_UNITS):
@@ -561,7 +569,7 @@ def _ragnar(st):
         st.c[k] = 0
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _northumbria(st):
     """878 §4.8: the first English Flee of the battle is ignored (Housecarl, Thegn, Fyrd,
     then traitor units). Returns whether a Flee was ignored this roll."""
@@ -573,7 +581,7 @@ def _northumbria(st):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _roll_totals(cr, st, s, martyr, ignored):
     """The roll's (Hits, Commands) after Martyrdom (SEED §4.4: no English Command; under Foul
     Weather they are not banked either unless martyrdom_blocks_bank is off), the Raven Banner
@@ -600,7 +608,7 @@ def _roll_totals(cr, st, s, martyr, ignored):
     return hits, ncmd
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _own_flees(st):
     """878 §4.5: each Flee removes a unit of its own type; extra Flees are lost (the
     Fort/Settlement never flees; fled Fyrd leave play)."""
@@ -658,7 +666,7 @@ def _lose_one(st, t):
         _lose(st, t, 1)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _hits_in_loss_order(hits, side, st):
     """878 §4.6 DEFAULT orders: Vikings lose traitor units (878 §5), Viking-side Fyrd
     (878 §4.14), Norsemen, Berserkers, then the Fort/Settlement; the English lose traitor
@@ -684,7 +692,7 @@ def _hits_in_loss_order(hits, side, st):
         _lose(st, UH, c)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _resolve_hits(hits, s, cr, st, kind_recv, pol):
     """Side ``s`` scores ``hits`` on the other side (878 §4.6): on an English roll the
     Berserker first-hit rule first (base rule 4.5, updated even without Hits), then one Hit
@@ -714,7 +722,7 @@ def _resolve_hits(hits, s, cr, st, kind_recv, pol):
 
 
 # ---------------------------------------------------------------- Runes and Prayer (SEED §4)
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _place_rune(cr, st, dice):
     """Roll one Runes die onto the cards: a Rune on the Viking card, a Conversion on the
     English Prayer card (SEED §4.4 note)."""
@@ -725,7 +733,7 @@ def _place_rune(cr, st, dice):
         st.sv[StateSlot.RUNES_CONV] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _roll_runes(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
     re-roll one (a Conversion, to deny the English)."""
@@ -739,18 +747,20 @@ def _roll_runes(cr, kind, pp, st, dice, pol):
                     < cr.ints[RuleSlot.GODS_PEACE_COST] - pp[V, PolicyParam.RUNES_MARGIN])
         elif kind == K_RANDOM:
             want = pol.random() < pp[V, PolicyParam.DIE_CHANCE]
+        want = want and _allowed(pp, V, EL_RUNES)     # after any coin: same policy draws
         if sv[StateSlot.RUNES_POOL] > 0:
             if want:
                 sv[StateSlot.RUNES_POOL] -= 1
                 _place_rune(cr, st, dice)
         elif sv[StateSlot.RUNES_CONV] > 0 and (
                 kind == K_GREEDY or kind == K_SMART
-                or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])):
+                or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])
+        ) and _allowed(pp, V, EL_RUNES):
             sv[StateSlot.RUNES_CONV] -= 1
             _place_rune(cr, st, dice)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _roll_prayer(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each English faction present may roll one Prayer die (with all placed, a
     Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4: automatic; the die
@@ -759,7 +769,8 @@ def _roll_prayer(cr, kind, pp, st, dice, pol):
     for k in (UH, UT):
         if _held(st, k, E) == 0 or not (
                 kind == K_GREEDY or kind == K_SMART
-                or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])):
+                or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])
+        ) or not _allowed(pp, E, EL_PRAYER):
             continue
         if sv[StateSlot.PRAYER_POOL] > 0:
             sv[StateSlot.PRAYER_POOL] -= 1
@@ -801,19 +812,20 @@ def _omens_target(cr, st, smart):
     return best
 
 
-@jit(inline="always", nrt=False)
-def _spend_runes(cr, kind, st, s, dice):
+@jit(nrt=False)
+def _spend_runes(cr, kind, pp, st, s, dice):
     """Vikings, costliest first (SEED §4.3): Ragnarök (never for smart), Battle Rage (a
     Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
     die), then Omens of Victory on their own roll."""
     ri, sv, cnt, own = cr.ints, st.sv, st.cnt, st.own
     if kind != K_SMART and not sv[StateSlot.RAGNAROK] and \
-            sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST]:
+            sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST] and \
+            _allowed(pp, V, EL_RAGNAROK):
         _pay_runes(sv, ri[RuleSlot.RAGNAROK_COST])
         sv[StateSlot.RAGNAROK] = 1
         st.eff[Effect.RAGNAROK] += 1
     while (sv[StateSlot.RUNES] >= ri[RuleSlot.BATTLE_RAGE_COST] and _held(st, UN, V) > 0
-           and own[UB] == V and sv[StateSlot.RESERVE] > 0):
+           and own[UB] == V and sv[StateSlot.RESERVE] > 0 and _allowed(pp, V, EL_RAGE)):
         if kind == K_SMART and cnt[UB] >= cr.max_dice[Die.BERSERKER]:
             break
         _pay_runes(sv, ri[RuleSlot.BATTLE_RAGE_COST])
@@ -824,7 +836,8 @@ def _spend_runes(cr, kind, st, s, dice):
         st.eff[Effect.BATTLE_RAGE] += 1
         if kind == K_SMART:
             break
-    while s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]:
+    while (s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]
+           and _allowed(pp, V, EL_OMENS)):
         k = _omens_target(cr, st, kind == K_SMART)
         if k == NO_UNIT:
             break
@@ -849,7 +862,7 @@ def _convert(cr, st):
     st.eff[Effect.CONVERT] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     """English (SEED §4.4): God's Peace (smart: only when the odds are bad), Defend the Faith,
     Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
@@ -858,18 +871,21 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     bad = kind == K_SMART and (
         _strength(cr, st, E) < pp[E, PolicyParam.BAD_ODDS] * _strength(cr, st, V))
     if (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.GODS_PEACE_COST]
-            and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)):
+            and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)
+            and _allowed(pp, E, EL_PEACE)):
         st.eff[Effect.GODS_PEACE] += 1
         return True
-    while sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]:
+    while (sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]
+           and _allowed(pp, E, EL_DEFEND)):
         sv[StateSlot.FAITH] -= ri[RuleSlot.DEFEND_FAITH_COST]
         sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
         _fyrd_joins(UF, cr, pkind, st, dice, pol)
         st.eff[Effect.DEFEND_THE_FAITH] += 1
     while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
-           and _held(st, UN, V) > 0 and not bad):
+           and _held(st, UN, V) > 0 and not bad and _allowed(pp, E, EL_CONVERT)):
         _convert(cr, st)
-    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0):
+    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0) and _allowed(
+            pp, E, EL_FIV):
         while sv[StateSlot.FAITH] >= 1 and st.fl[UF] > 0:
             st.fl[UF] -= 1
             sv[StateSlot.FAITH] -= 1
@@ -878,7 +894,7 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
     """SEED §4: the rolling side rolls its Runes or Prayer dice, then each side spends,
     rolling side first (DEFAULT order). Returns (Martyrdom this roll, God's Peace bought)."""
@@ -892,14 +908,14 @@ def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
         if kind == K_DEFAULT or kind == K_NEVER or kind == K_RETREAT:
             continue
         if sp == V:
-            _spend_runes(cr, kind, st, s, dice)
+            _spend_runes(cr, kind, pp, st, s, dice)
         elif _spend_prayer(cr, pkind, pp, st, s, dice, pol):
             return martyr, True
     return martyr, False
 
 
 # ---------------------------------------------------------------- Commands, end
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     """878 §2.3, §5: when the policy says go, each Command moves one unit out (SEED §5.2 Linen
     Clothes: LINEN_MOVES), most valuable first; Fyrd only with command_moves_fyrd; none under
@@ -911,7 +927,7 @@ def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
         go = _strength(cr, st, s) < pp[s, PolicyParam.RETREAT_ODDS] * _strength(cr, st, 1 - s)
     else:
         go = pol.random() < pp[s, PolicyParam.RETREAT_CHANCE]
-    if not go:
+    if not go or not _allowed(pp, s, EL_RETREAT):    # after any coin: same policy draws
         return False
     moves = ncmd * (LINEN_MOVES if ri[RuleSlot.LINEN_CLOTHES] & (1 << s) else 1)
     retreated = False
@@ -927,7 +943,7 @@ def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     return retreated
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _end_check(st, s, retreated):
     """878 §4.10: the battle ends when a side has no units left (a side whose last units the
     Commands took out has retreated); GOING otherwise."""
@@ -937,7 +953,7 @@ def _end_check(st, s, retreated):
     return end
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False)
 def _one_roll(cr, pkind, pp, st, s, dice, pol):
     """One roll of side ``s``, every step in the order of the notes (878 §4.3-4.10 and the
     expansion hooks, see docs/rules-coverage.md). Returns an Outcome or GOING."""
