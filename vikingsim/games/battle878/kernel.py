@@ -331,7 +331,7 @@ def _held(st, k, side):
     return st.cnt[k] if st.own[k] == side else 0
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _alive(st, side):
     """Units fighting for ``side``; the Fort/Settlement counts as a Viking unit (SEED §1.5)."""
     t = st.sv[StateSlot.STRUCT] if side == V else 0
@@ -363,7 +363,7 @@ def _join(st, k, x):
     st.joined[k] += x
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _lose(st, k, x):
     """``x`` Hits on slot ``k``: its units die, or flee under Single Combat (SEED §7.3),
     Æthelred's Military Reform (SEED §3.3) or, for Viking units, Ragnarök (SEED §4.3)."""
@@ -517,7 +517,7 @@ def _reform_unit(ri, cnt):
 
 
 # ---------------------------------------------------------------- one roll
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _raven_flee(st):
     """SEED §5.4 Raven Banner Flee: a Norseman and a Berserker flee before each Viking roll."""
     for k in (UN, UB):
@@ -526,7 +526,7 @@ def _raven_flee(st):
             st.fled[k] += 1
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _roll_side(cr, st, s, dice):
     """878 §4.3: side ``s`` rolls min(units, max dice) per slot, slot order; 878 §4.4 Fort and
     Settlement dice. Sets this roll's ``h``, ``fl``, ``c``, ``nd`` (zero for the other side)."""
@@ -552,7 +552,7 @@ def _reroll(cr, st, k, m, dice):
     st.c[k] = _commands(acc)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _edmunds_faith(cr, st, dice):
     """SEED §3.3 Edmund's Faith: the holder re-rolls its Flee and Command results once."""
     for k in range(N_UNITS):
@@ -561,7 +561,7 @@ def _edmunds_faith(cr, st, dice):
             _reroll(cr, st, k, m, dice)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _ragnar(st):
     """878 §4.7 Ragnar: the Commands of the first English roll count as Flees."""
     for k in range(N_UNITS):
@@ -569,7 +569,7 @@ def _ragnar(st):
         st.c[k] = 0
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _northumbria(st):
     """878 §4.8: the first English Flee of the battle is ignored (Housecarl, Thegn, Fyrd,
     then traitor units). Returns whether a Flee was ignored this roll."""
@@ -581,7 +581,7 @@ def _northumbria(st):
     return False
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _roll_totals(cr, st, s, martyr, ignored):
     """The roll's (Hits, Commands) after Martyrdom (SEED §4.4: no English Command; under Foul
     Weather they are not banked either unless martyrdom_blocks_bank is off), the Raven Banner
@@ -608,7 +608,7 @@ def _roll_totals(cr, st, s, martyr, ignored):
     return hits, ncmd
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _own_flees(st):
     """878 §4.5: each Flee removes a unit of its own type; extra Flees are lost (the
     Fort/Settlement never flees; fled Fyrd leave play)."""
@@ -666,33 +666,27 @@ def _lose_one(st, t):
         _lose(st, t, 1)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _hits_in_loss_order(hits, side, st):
     """878 §4.6 DEFAULT orders: Vikings lose traitor units (878 §5), Viking-side Fyrd
     (878 §4.14), Norsemen, Berserkers, then the Fort/Settlement; the English lose traitor
-    units, Fyrd, Thegns, Housecarls. Hits beyond the units present are lost."""
-    sv = st.sv
+    units, Fyrd, Thegns, Housecarls. Each Hit takes a unit of the first type with any left;
+    Hits beyond the units present are lost."""
     if side == V:
-        a, b, c, hits = _lose_in_order(hits, _held(st, UH, V), _held(st, UT, V), st.cnt[UV])
-        _lose(st, UH, a)
-        _lose(st, UT, b)
-        _lose(st, UV, c)
-        a, b, c, hits = _lose_in_order(hits, _held(st, UN, V), _held(st, UB, V),
-                                       sv[StateSlot.STRUCT])
-        _lose(st, UN, a)
-        _lose(st, UB, b)
-        sv[StateSlot.STRUCT] -= c
-    else:
-        a, b, _, hits = _lose_in_order(hits, _held(st, UN, E), _held(st, UB, E), 0)
-        _lose(st, UN, a)
-        _lose(st, UB, b)
-        a, b, c, hits = _lose_in_order(hits, st.cnt[UF], _held(st, UT, E), _held(st, UH, E))
-        _lose(st, UF, a)
-        _lose(st, UT, b)
-        _lose(st, UH, c)
+        for t in (UH, UT, UV, UN, UB):
+            x = min(hits, _held(st, t, V))
+            _lose(st, t, x)
+            hits -= x
+        x = min(hits, st.sv[StateSlot.STRUCT])
+        st.sv[StateSlot.STRUCT] -= x
+        return
+    for t in (UN, UB, UF, UT, UH):
+        x = min(hits, _held(st, t, E))
+        _lose(st, t, x)
+        hits -= x
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _resolve_hits(hits, s, cr, st, kind_recv, pol):
     """Side ``s`` scores ``hits`` on the other side (878 §4.6): on an English roll the
     Berserker first-hit rule first (base rule 4.5, updated even without Hits), then one Hit
@@ -722,7 +716,7 @@ def _resolve_hits(hits, s, cr, st, kind_recv, pol):
 
 
 # ---------------------------------------------------------------- Runes and Prayer (SEED §4)
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _place_rune(cr, st, dice):
     """Roll one Runes die onto the cards: a Rune on the Viking card, a Conversion on the
     English Prayer card (SEED §4.4 note)."""
@@ -733,7 +727,7 @@ def _place_rune(cr, st, dice):
         st.sv[StateSlot.RUNES_CONV] += 1
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _roll_runes(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
     re-roll one (a Conversion, to deny the English)."""
@@ -760,7 +754,7 @@ def _roll_runes(cr, kind, pp, st, dice, pol):
             _place_rune(cr, st, dice)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _roll_prayer(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each English faction present may roll one Prayer die (with all placed, a
     Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4: automatic; the die
@@ -812,7 +806,7 @@ def _omens_target(cr, st, smart):
     return best
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _spend_runes(cr, kind, pp, st, s, dice):
     """Vikings, costliest first (SEED §4.3): Ragnarök (never for smart), Battle Rage (a
     Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
@@ -862,7 +856,7 @@ def _convert(cr, st):
     st.eff[Effect.CONVERT] += 1
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     """English (SEED §4.4): God's Peace (smart: only when the odds are bad), Defend the Faith,
     Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
@@ -894,7 +888,7 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     return False
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
     """SEED §4: the rolling side rolls its Runes or Prayer dice, then each side spends,
     rolling side first (DEFAULT order). Returns (Martyrdom this roll, God's Peace bought)."""
@@ -915,7 +909,7 @@ def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
 
 
 # ---------------------------------------------------------------- Commands, end
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     """878 §2.3, §5: when the policy says go, each Command moves one unit out (SEED §5.2 Linen
     Clothes: LINEN_MOVES), most valuable first; Fyrd only with command_moves_fyrd; none under
@@ -943,7 +937,7 @@ def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     return retreated
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _end_check(st, s, retreated):
     """878 §4.10: the battle ends when a side has no units left (a side whose last units the
     Commands took out has retreated); GOING otherwise."""
@@ -953,7 +947,7 @@ def _end_check(st, s, retreated):
     return end
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _one_roll(cr, pkind, pp, st, s, dice, pol):
     """One roll of side ``s``, every step in the order of the notes (878 §4.3-4.10 and the
     expansion hooks, see docs/rules-coverage.md). Returns an Outcome or GOING."""
