@@ -193,7 +193,9 @@ POLICY_TYPES = {"default": Default, "never": Never, "greedy": Greedy, "smart": S
 POLICIES = {
     "default": "878 §4.6 orders (Vikings lose Viking Fyrd, Norsemen, Berserkers, then the Fort/"
                "Settlement; English lose traitors, Fyrd, Thegns, Housecarls); never retreats; "
-               "never rolls Runes/Prayer",
+               "never rolls Runes/Prayer. Every policy takes forbid=ELEMENT+... (restricted play, "
+               "878 §5.1): retreat, runes, omens_of_victory, battle_rage, ragnarok, prayer, "
+               "faith_in_victory, defend_the_faith, convert, gods_peace",
     "never": "same as default; the explicit 'never roll Runes/Prayer' baseline",
     "greedy": "rolls a Runes/Prayer die for every faction on every roll (re-rolls a die once all "
               "are placed) and spends as soon as it can, costliest effect first: Vikings "
