@@ -342,19 +342,21 @@ def _alive(st, side):
 
 
 @jit(nrt=False)
-def _strength(cr, st, side):
-    """Expected Hits of one roll (dice x Hit chance) times units (+structure): the policies'
-    odds proxy (POLICIES 'retreat', 'smart')."""
+def _strengths(cr, st):
+    """(Vikings, English): expected Hits of one roll (dice x Hit chance) times units
+    (+structure for the Vikings), the policies' odds proxy (POLICIES 'retreat', 'smart')."""
     struct, fort = st.sv[StateSlot.STRUCT], cr.ints[RuleSlot.FORT]
-    s = 0.0
-    n = struct if side == V else 0
+    hv = he = 0.0
+    nv, ne = struct, 0
     for k in range(N_UNITS):
-        if st.own[k] == side:
-            d = cr.unit_die[k]
-            extra = _structure_die(k, struct, fort) if side == V else 0
-            s += _n_dice(st.cnt[k] + extra, cr.max_dice[d]) * cr.phit[d]
-            n += st.cnt[k]
-    return s * n
+        d = cr.unit_die[k]
+        if st.own[k] == V:
+            hv += _n_dice(st.cnt[k] + _structure_die(k, struct, fort), cr.max_dice[d]) * cr.phit[d]
+            nv += st.cnt[k]
+        else:
+            he += _n_dice(st.cnt[k], cr.max_dice[d]) * cr.phit[d]
+            ne += st.cnt[k]
+    return hv * nv, he * ne
 
 
 @jit(inline="always", nrt=False)
@@ -477,12 +479,6 @@ def _draw_fyrd(cr, pkind, st, dice, pol):
 
 
 @jit(nrt=False)
-def _fyrd_joins(k, cr, pkind, st, dice, pol):
-    """A Fyrd card's Fyrd join slot ``k`` (English Fyrd, or Viking-side with the Arm Ring)."""
-    _join(st, k, _draw_fyrd(cr, pkind, st, dice, pol))
-
-
-@jit(nrt=False)
 def _setup_battle(cr, pkind, st, dice, pol):
     """Before the first roll: the Epic card in force, the Fyrd cards drawn at the start, the
     Raven Banner die and Æthelred's active faction (draw order: module docstring)."""
@@ -493,9 +489,9 @@ def _setup_battle(cr, pkind, st, dice, pol):
     for trigger in (RuleSlot.CHRISTIANS_WRATH, RuleSlot.EDMUNDS_MARTYRDOM,   # SEED §1.3, §5.2
                     RuleSlot.FYRD_CARD):                                     # 878 §2.5
         if ri[trigger]:
-            _fyrd_joins(UF, cr, pkind, st, dice, pol)
+            _join(st, UF, _draw_fyrd(cr, pkind, st, dice, pol))
     if ri[RuleSlot.ARM_RING]:                        # SEED §5.4: Fyrd on the Viking side
-        _fyrd_joins(UV, cr, pkind, st, dice, pol)
+        _join(st, UV, _draw_fyrd(cr, pkind, st, dice, pol))
     if ri[RuleSlot.RAVEN_BANNER]:                    # SEED §5.4: one Thegn die at the start
         face = cr.faces[Die.THEGN, _d6(dice) - 1]
         sv[StateSlot.RAVEN] = RAVEN_HIT if face == HIT else (
@@ -862,8 +858,10 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
     only once no Prayer die is left). Returns whether God's Peace ended the battle."""
     ri, sv, kind = cr.ints, st.sv, pkind[E]
-    bad = kind == K_SMART and (
-        _strength(cr, st, E) < pp[E, PolicyParam.BAD_ODDS] * _strength(cr, st, V))
+    bad = False
+    if kind == K_SMART:
+        vs, es = _strengths(cr, st)
+        bad = es < pp[E, PolicyParam.BAD_ODDS] * vs
     if (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.GODS_PEACE_COST]
             and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)
             and _allowed(pp, E, EL_PEACE)):
@@ -873,7 +871,7 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
            and _allowed(pp, E, EL_DEFEND)):
         sv[StateSlot.FAITH] -= ri[RuleSlot.DEFEND_FAITH_COST]
         sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
-        _fyrd_joins(UF, cr, pkind, st, dice, pol)
+        _join(st, UF, _draw_fyrd(cr, pkind, st, dice, pol))
         st.eff[Effect.DEFEND_THE_FAITH] += 1
     while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
            and _held(st, UN, V) > 0 and not bad and _allowed(pp, E, EL_CONVERT)):
@@ -918,7 +916,9 @@ def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     if ncmd == 0 or st.sv[StateSlot.EPIC] & EB_FOUL or (kind != K_RETREAT and kind != K_RANDOM):
         return False
     if kind == K_RETREAT:
-        go = _strength(cr, st, s) < pp[s, PolicyParam.RETREAT_ODDS] * _strength(cr, st, 1 - s)
+        vs, es = _strengths(cr, st)
+        own, other = (vs, es) if s == V else (es, vs)
+        go = own < pp[s, PolicyParam.RETREAT_ODDS] * other
     else:
         go = pol.random() < pp[s, PolicyParam.RETREAT_CHANCE]
     if not go or not _allowed(pp, s, EL_RETREAT):    # after any coin: same policy draws
@@ -1021,12 +1021,12 @@ def _write_battle(out, g, outcome, rolls, st, n_slots, general):
 @jit(nrt=False)
 def _play_block(cr, pkind, pp, st, g0, g1, dice, pol, out):
     """Battles g0..g1-1 into rows g of ``out`` (``Outputs``), with scratch state ``st``."""
-    if _fast_ok(cr.ints, pkind):
-        for g in range(g0, g1):
+    fast = _fast_ok(cr.ints, pkind)
+    n_slots = UV if fast else N_UNITS    # one signature of _write_battle (no literal args)
+    for g in range(g0, g1):
+        if fast:
             outcome, rolls, struct = _battle_base(cr, st, dice)
             st.sv[StateSlot.STRUCT] = struct
-            _write_battle(out, g, outcome, rolls, st, UV, False)
-        return
-    for g in range(g0, g1):
-        outcome, rolls = _battle(cr, pkind, pp, st, dice, pol)
-        _write_battle(out, g, outcome, rolls, st, N_UNITS, True)
+        else:
+            outcome, rolls = _battle(cr, pkind, pp, st, dice, pol)
+        _write_battle(out, g, outcome, rolls, st, n_slots, not fast)
