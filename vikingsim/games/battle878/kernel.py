@@ -1021,12 +1021,12 @@ def _write_battle(out, g, outcome, rolls, st, n_slots, general):
 @jit(nrt=False)
 def _play_block(cr, pkind, pp, st, g0, g1, dice, pol, out):
     """Battles g0..g1-1 into rows g of ``out`` (``Outputs``), with scratch state ``st``."""
-    fast = _fast_ok(cr.ints, pkind)
-    n_slots = UV if fast else N_UNITS    # one signature of _write_battle (no literal args)
-    for g in range(g0, g1):
-        if fast:
+    if _fast_ok(cr.ints, pkind):   # literal slot count and flag: a specialised writer each
+        for g in range(g0, g1):
             outcome, rolls, struct = _battle_base(cr, st, dice)
             st.sv[StateSlot.STRUCT] = struct
-        else:
-            outcome, rolls = _battle(cr, pkind, pp, st, dice, pol)
-        _write_battle(out, g, outcome, rolls, st, n_slots, not fast)
+            _write_battle(out, g, outcome, rolls, st, UV, False)
+        return
+    for g in range(g0, g1):
+        outcome, rolls = _battle(cr, pkind, pp, st, dice, pol)
+        _write_battle(out, g, outcome, rolls, st, N_UNITS, True)
