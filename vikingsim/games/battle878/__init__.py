@@ -26,7 +26,7 @@ from vikingsim.games.battle878 import kernel as K
 from vikingsim.games.battle878 import reference as REF
 from vikingsim.games.battle878.invariants import invariants
 from vikingsim.games.battle878.policies import (
-    POLICIES, POLICY_TYPES, compile_policies, policy_objects)
+    POLICIES, POLICY_TYPES, compile_policies, forbid_mask, policy_objects, setup_elements)
 from vikingsim.games.battle878.rules import (
     LAGERTHA_BERSERKERS, LAGERTHA_NORSEMEN, N_UNITS, OPTIONS, OUTCOME_KEYS, UNIT_NAMES, CompiledRules, Face, Outcome, Rules, Unit,
     rules_from_options)
@@ -55,6 +55,8 @@ def make_setup(options: dict, policies: list, players: int = 2) -> Setup:
         raise InputError(f"battle878 takes 2 players (Vikings, English), got {players}")
     rules = rules_from_options(options)
     objs = policy_objects(list(policies))
+    for p in objs:                   # restricted play: only what this setup offers a side
+        forbid_mask(p.forbid, setup_elements(rules))
     kinds, params = compile_policies(objs)
     lag = int(rules.lagertha)                                    # SEED §9.2
     start = np.array([rules.norsemen + LAGERTHA_NORSEMEN * lag,
@@ -172,6 +174,14 @@ def _setup(options, policies, players):
     return make_setup(options, policies, players)
 
 
+def elements(setup: Setup) -> tuple[str, ...]:
+    """What ``forbid`` accepts here (``policies.setup_elements``). 878 is not seated: seat 0
+    is the Vikings, seat 1 the English, and each element is a choice of one side
+    (``policies.ELEMENT_SIDES``; ``retreat`` of both), so forbidding it at the other seat
+    changes nothing and its worth there is 0."""
+    return setup_elements(setup.rules)
+
+
 def _odds(options: dict) -> dict:
     """Exact odds from the solver in ``exact.py`` (written separately), imported lazily."""
     from vikingsim.games.battle878.exact import odds
@@ -196,6 +206,7 @@ GAME = GameSpec(
     tally=tally,
     summarize=summarize,
     odds=_odds,
+    elements=elements,
     trace=trace,
     rules_version=RULES_VERSION,
     outcomes=OUTCOME_KEYS,

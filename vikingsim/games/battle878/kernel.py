@@ -33,7 +33,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.battle878.policies import PolicyKind, PolicyParam
+from vikingsim.games.battle878.policies import Element, PolicyKind, PolicyParam
 from vikingsim.games.battle878.rules import (
     ENGLISH, LAGERTHA_BERSERKERS, LAGERTHA_NORSEMEN, N_EPIC, N_UNITS, PACK_BITS, UNIT_SIDE, VIKINGS,
     Die, Epic, Face, Outcome, RuneFace, RuleSlot, Unit)
@@ -52,6 +52,8 @@ EB_REINF = 1 << int(Epic.REINFORCEMENTS)
 EB_SINGLE = 1 << int(Epic.SINGLE_COMBAT)
 EB_TRAIT = 1 << int(Epic.TRAITORS)
 K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM = (int(k) for k in PolicyKind)
+(EL_RETREAT, EL_RUNES, EL_OMENS, EL_RAGE, EL_RAGNAROK, EL_PRAYER, EL_FIV, EL_DEFEND, EL_CONVERT,
+ EL_PEACE) = (int(e) for e in Element)
 # what a roll returns: an Outcome, or GOING on
 (VIKINGS_WIN, ENGLISH_WIN, BOTH_ELIMINATED, GODS_PEACE, VIKINGS_RETREAT, ENGLISH_RETREAT,
  TRUNCATED) = (int(o) for o in Outcome)
@@ -257,6 +259,12 @@ def _fast_ok(ri, pkind):
     return True
 
 
+@jit(inline="always", nrt=False)
+def _allowed(pp, s, e):
+    """Side ``s``'s policy may use Element ``e`` (not in its ``forbid``, restricted play)."""
+    return (int(pp[s, PolicyParam.FORBID]) >> e) & 1 == 0
+
+
 # ---------------------------------------------------------------- the base battle
 @jit(nrt=False)
 def _battle_base(cr, st, dice):
@@ -334,19 +342,21 @@ def _alive(st, side):
 
 
 @jit(nrt=False)
-def _strength(cr, st, side):
-    """Expected Hits of one roll (dice x Hit chance) times units (+structure): the policies'
-    odds proxy (POLICIES 'retreat', 'smart')."""
+def _strengths(cr, st):
+    """(Vikings, English): expected Hits of one roll (dice x Hit chance) times units
+    (+structure for the Vikings), the policies' odds proxy (POLICIES 'retreat', 'smart')."""
     struct, fort = st.sv[StateSlot.STRUCT], cr.ints[RuleSlot.FORT]
-    s = 0.0
-    n = struct if side == V else 0
+    hv = he = 0.0
+    nv, ne = struct, 0
     for k in range(N_UNITS):
-        if st.own[k] == side:
-            d = cr.unit_die[k]
-            extra = _structure_die(k, struct, fort) if side == V else 0
-            s += _n_dice(st.cnt[k] + extra, cr.max_dice[d]) * cr.phit[d]
-            n += st.cnt[k]
-    return s * n
+        d = cr.unit_die[k]
+        if st.own[k] == V:
+            hv += _n_dice(st.cnt[k] + _structure_die(k, struct, fort), cr.max_dice[d]) * cr.phit[d]
+            nv += st.cnt[k]
+        else:
+            he += _n_dice(st.cnt[k], cr.max_dice[d]) * cr.phit[d]
+            ne += st.cnt[k]
+    return hv * nv, he * ne
 
 
 @jit(inline="always", nrt=False)
@@ -469,12 +479,6 @@ def _draw_fyrd(cr, pkind, st, dice, pol):
 
 
 @jit(nrt=False)
-def _fyrd_joins(k, cr, pkind, st, dice, pol):
-    """A Fyrd card's Fyrd join slot ``k`` (English Fyrd, or Viking-side with the Arm Ring)."""
-    _join(st, k, _draw_fyrd(cr, pkind, st, dice, pol))
-
-
-@jit(nrt=False)
 def _setup_battle(cr, pkind, st, dice, pol):
     """Before the first roll: the Epic card in force, the Fyrd cards drawn at the start, the
     Raven Banner die and Æthelred's active faction (draw order: module docstring)."""
@@ -485,9 +489,9 @@ def _setup_battle(cr, pkind, st, dice, pol):
     for trigger in (RuleSlot.CHRISTIANS_WRATH, RuleSlot.EDMUNDS_MARTYRDOM,   # SEED §1.3, §5.2
                     RuleSlot.FYRD_CARD):                                     # 878 §2.5
         if ri[trigger]:
-            _fyrd_joins(UF, cr, pkind, st, dice, pol)
+            _join(st, UF, _draw_fyrd(cr, pkind, st, dice, pol))
     if ri[RuleSlot.ARM_RING]:                        # SEED §5.4: Fyrd on the Viking side
-        _fyrd_joins(UV, cr, pkind, st, dice, pol)
+        _join(st, UV, _draw_fyrd(cr, pkind, st, dice, pol))
     if ri[RuleSlot.RAVEN_BANNER]:                    # SEED §5.4: one Thegn die at the start
         face = cr.faces[Die.THEGN, _d6(dice) - 1]
         sv[StateSlot.RAVEN] = RAVEN_HIT if face == HIT else (
@@ -662,26 +666,20 @@ def _lose_one(st, t):
 def _hits_in_loss_order(hits, side, st):
     """878 §4.6 DEFAULT orders: Vikings lose traitor units (878 §5), Viking-side Fyrd
     (878 §4.14), Norsemen, Berserkers, then the Fort/Settlement; the English lose traitor
-    units, Fyrd, Thegns, Housecarls. Hits beyond the units present are lost."""
-    sv = st.sv
+    units, Fyrd, Thegns, Housecarls. Each Hit takes a unit of the first type with any left;
+    Hits beyond the units present are lost."""
     if side == V:
-        a, b, c, hits = _lose_in_order(hits, _held(st, UH, V), _held(st, UT, V), st.cnt[UV])
-        _lose(st, UH, a)
-        _lose(st, UT, b)
-        _lose(st, UV, c)
-        a, b, c, hits = _lose_in_order(hits, _held(st, UN, V), _held(st, UB, V),
-                                       sv[StateSlot.STRUCT])
-        _lose(st, UN, a)
-        _lose(st, UB, b)
-        sv[StateSlot.STRUCT] -= c
-    else:
-        a, b, _, hits = _lose_in_order(hits, _held(st, UN, E), _held(st, UB, E), 0)
-        _lose(st, UN, a)
-        _lose(st, UB, b)
-        a, b, c, hits = _lose_in_order(hits, st.cnt[UF], _held(st, UT, E), _held(st, UH, E))
-        _lose(st, UF, a)
-        _lose(st, UT, b)
-        _lose(st, UH, c)
+        for t in (UH, UT, UV, UN, UB):
+            x = min(hits, _held(st, t, V))
+            _lose(st, t, x)
+            hits -= x
+        x = min(hits, st.sv[StateSlot.STRUCT])
+        st.sv[StateSlot.STRUCT] -= x
+        return
+    for t in (UN, UB, UF, UT, UH):
+        x = min(hits, _held(st, t, E))
+        _lose(st, t, x)
+        hits -= x
 
 
 @jit(inline="always", nrt=False)
@@ -739,13 +737,15 @@ def _roll_runes(cr, kind, pp, st, dice, pol):
                     < cr.ints[RuleSlot.GODS_PEACE_COST] - pp[V, PolicyParam.RUNES_MARGIN])
         elif kind == K_RANDOM:
             want = pol.random() < pp[V, PolicyParam.DIE_CHANCE]
+        want = want and _allowed(pp, V, EL_RUNES)     # after any coin: same policy draws
         if sv[StateSlot.RUNES_POOL] > 0:
             if want:
                 sv[StateSlot.RUNES_POOL] -= 1
                 _place_rune(cr, st, dice)
         elif sv[StateSlot.RUNES_CONV] > 0 and (
                 kind == K_GREEDY or kind == K_SMART
-                or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])):
+                or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])
+        ) and _allowed(pp, V, EL_RUNES):
             sv[StateSlot.RUNES_CONV] -= 1
             _place_rune(cr, st, dice)
 
@@ -759,7 +759,8 @@ def _roll_prayer(cr, kind, pp, st, dice, pol):
     for k in (UH, UT):
         if _held(st, k, E) == 0 or not (
                 kind == K_GREEDY or kind == K_SMART
-                or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])):
+                or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])
+        ) or not _allowed(pp, E, EL_PRAYER):
             continue
         if sv[StateSlot.PRAYER_POOL] > 0:
             sv[StateSlot.PRAYER_POOL] -= 1
@@ -802,18 +803,19 @@ def _omens_target(cr, st, smart):
 
 
 @jit(inline="always", nrt=False)
-def _spend_runes(cr, kind, st, s, dice):
+def _spend_runes(cr, kind, pp, st, s, dice):
     """Vikings, costliest first (SEED §4.3): Ragnarök (never for smart), Battle Rage (a
     Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
     die), then Omens of Victory on their own roll."""
     ri, sv, cnt, own = cr.ints, st.sv, st.cnt, st.own
     if kind != K_SMART and not sv[StateSlot.RAGNAROK] and \
-            sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST]:
+            sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST] and \
+            _allowed(pp, V, EL_RAGNAROK):
         _pay_runes(sv, ri[RuleSlot.RAGNAROK_COST])
         sv[StateSlot.RAGNAROK] = 1
         st.eff[Effect.RAGNAROK] += 1
     while (sv[StateSlot.RUNES] >= ri[RuleSlot.BATTLE_RAGE_COST] and _held(st, UN, V) > 0
-           and own[UB] == V and sv[StateSlot.RESERVE] > 0):
+           and own[UB] == V and sv[StateSlot.RESERVE] > 0 and _allowed(pp, V, EL_RAGE)):
         if kind == K_SMART and cnt[UB] >= cr.max_dice[Die.BERSERKER]:
             break
         _pay_runes(sv, ri[RuleSlot.BATTLE_RAGE_COST])
@@ -824,7 +826,8 @@ def _spend_runes(cr, kind, st, s, dice):
         st.eff[Effect.BATTLE_RAGE] += 1
         if kind == K_SMART:
             break
-    while s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]:
+    while (s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]
+           and _allowed(pp, V, EL_OMENS)):
         k = _omens_target(cr, st, kind == K_SMART)
         if k == NO_UNIT:
             break
@@ -855,21 +858,26 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
     only once no Prayer die is left). Returns whether God's Peace ended the battle."""
     ri, sv, kind = cr.ints, st.sv, pkind[E]
-    bad = kind == K_SMART and (
-        _strength(cr, st, E) < pp[E, PolicyParam.BAD_ODDS] * _strength(cr, st, V))
+    bad = False
+    if kind == K_SMART:
+        vs, es = _strengths(cr, st)
+        bad = es < pp[E, PolicyParam.BAD_ODDS] * vs
     if (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.GODS_PEACE_COST]
-            and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)):
+            and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)
+            and _allowed(pp, E, EL_PEACE)):
         st.eff[Effect.GODS_PEACE] += 1
         return True
-    while sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]:
+    while (sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]
+           and _allowed(pp, E, EL_DEFEND)):
         sv[StateSlot.FAITH] -= ri[RuleSlot.DEFEND_FAITH_COST]
         sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
-        _fyrd_joins(UF, cr, pkind, st, dice, pol)
+        _join(st, UF, _draw_fyrd(cr, pkind, st, dice, pol))
         st.eff[Effect.DEFEND_THE_FAITH] += 1
     while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
-           and _held(st, UN, V) > 0 and not bad):
+           and _held(st, UN, V) > 0 and not bad and _allowed(pp, E, EL_CONVERT)):
         _convert(cr, st)
-    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0):
+    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0) and _allowed(
+            pp, E, EL_FIV):
         while sv[StateSlot.FAITH] >= 1 and st.fl[UF] > 0:
             st.fl[UF] -= 1
             sv[StateSlot.FAITH] -= 1
@@ -892,7 +900,7 @@ def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
         if kind == K_DEFAULT or kind == K_NEVER or kind == K_RETREAT:
             continue
         if sp == V:
-            _spend_runes(cr, kind, st, s, dice)
+            _spend_runes(cr, kind, pp, st, s, dice)
         elif _spend_prayer(cr, pkind, pp, st, s, dice, pol):
             return martyr, True
     return martyr, False
@@ -908,10 +916,12 @@ def _command_retreats(cr, pkind, pp, st, s, ncmd, pol):
     if ncmd == 0 or st.sv[StateSlot.EPIC] & EB_FOUL or (kind != K_RETREAT and kind != K_RANDOM):
         return False
     if kind == K_RETREAT:
-        go = _strength(cr, st, s) < pp[s, PolicyParam.RETREAT_ODDS] * _strength(cr, st, 1 - s)
+        vs, es = _strengths(cr, st)
+        own, other = (vs, es) if s == V else (es, vs)
+        go = own < pp[s, PolicyParam.RETREAT_ODDS] * other
     else:
         go = pol.random() < pp[s, PolicyParam.RETREAT_CHANCE]
-    if not go:
+    if not go or not _allowed(pp, s, EL_RETREAT):    # after any coin: same policy draws
         return False
     moves = ncmd * (LINEN_MOVES if ri[RuleSlot.LINEN_CLOTHES] & (1 << s) else 1)
     retreated = False
@@ -1011,7 +1021,7 @@ def _write_battle(out, g, outcome, rolls, st, n_slots, general):
 @jit(nrt=False)
 def _play_block(cr, pkind, pp, st, g0, g1, dice, pol, out):
     """Battles g0..g1-1 into rows g of ``out`` (``Outputs``), with scratch state ``st``."""
-    if _fast_ok(cr.ints, pkind):
+    if _fast_ok(cr.ints, pkind):   # literal slot count and flag: a specialised writer each
         for g in range(g0, g1):
             outcome, rolls, struct = _battle_base(cr, st, dice)
             st.sv[StateSlot.STRUCT] = struct

@@ -38,20 +38,77 @@ class PolicyParam(IntEnum):
     RETREAT_CHANCE = 3    # random: chance of a retreat on a roll with Commands
     DIE_CHANCE = 4        # random: chance of rolling a new Runes/Prayer die, per faction
     REROLL_CHANCE = 5     # random: chance of re-rolling a placed Viking Conversion
+    FORBID = 6            # every policy: bit mask of the forbidden Element values (exact)
 
 
 N_PARAMS = len(PolicyParam)
 BOTH_SEATS, VIKING_SEAT, ENGLISH_SEAT = (0, 1), (0,), (1,)
 
 
+class Element(IntEnum):
+    """Policy options a side can be denied (restricted play, issue 20 §2; 878 §5): bit
+    ``1 << Element`` of ``PolicyParam.FORBID``. Each belongs to the side the rules give that
+    choice (``ELEMENT_SIDES``); forbidding it at the other seat changes nothing."""
+    RETREAT = 0            # Command retreats (878 §2.3), either side
+    RUNES = 1              # roll a new Runes die, or re-roll a placed one (SEED §4.1)
+    OMENS_OF_VICTORY = 2   # SEED §4.3
+    BATTLE_RAGE = 3
+    RAGNAROK = 4
+    PRAYER = 5             # roll a Prayer die (SEED §4.1)
+    FAITH_IN_VICTORY = 6   # SEED §4.4
+    DEFEND_THE_FAITH = 7
+    CONVERT = 8
+    GODS_PEACE = 9
+
+
+ELEMENT_NAMES = tuple(e.name.lower() for e in Element)
+#: the seats whose rules give each element's choice (seat 0 Vikings, seat 1 English)
+ELEMENT_SIDES = {e: (BOTH_SEATS if e == Element.RETREAT else
+                     VIKING_SEAT if e <= Element.RAGNAROK else ENGLISH_SEAT) for e in Element}
+
+
+def setup_elements(rules) -> tuple[str, ...]:
+    """The elements the rules offer in this setup (``GameSpec.elements``): Command retreats
+    always; the Runes and Prayer choices with ``runes_prayer`` (Battle Rage only with a
+    Reserve Pile, God's Peace only with ``gods_peace_exit``)."""
+    out = [Element.RETREAT]
+    if rules.runes_prayer:
+        out += [e for e in Element if e != Element.RETREAT
+                and not (e == Element.BATTLE_RAGE and rules.reserve_berserkers == 0)
+                and not (e == Element.GODS_PEACE and not rules.gods_peace_exit)]
+    return tuple(ELEMENT_NAMES[e] for e in out)
+
+
+def forbid_mask(text: str, allowed) -> int:
+    """``forbid`` text (names joined by '+'; '' = nothing) -> bit mask; InputError, one line
+    listing ``allowed``, for a name not in it."""
+    mask = 0
+    for name in filter(None, (x.strip() for x in text.split("+"))):
+        if name not in allowed:
+            raise InputError(f"forbid: unknown element {name!r} for battle878 here; valid: "
+                             f"{', '.join(allowed)}")
+        mask |= 1 << ELEMENT_NAMES.index(name)
+    return mask
+
+
 @dataclass(frozen=True)
 class Default:
     """878 §4.6 hit orders; never retreats, never rolls Runes/Prayer."""
+    forbid: str = rule("", "elements this side may not use (restricted play), joined by '+': "
+                       "retreat, runes, omens_of_victory, battle_rage, ragnarok, prayer, "
+                       "faith_in_victory, defend_the_faith, convert, gods_peace ('' = none)")
     kind: ClassVar[PolicyKind] = PolicyKind.DEFAULT
     seats: ClassVar[tuple] = BOTH_SEATS
 
+    def __post_init__(self):
+        forbid_mask(self.forbid, ELEMENT_NAMES)     # the setup checks it again (setup_elements)
+
     def params(self) -> dict:
         return {}
+
+    def all_params(self) -> dict:
+        """``params()`` plus the forbid mask (every policy)."""
+        return {**self.params(), PolicyParam.FORBID: forbid_mask(self.forbid, ELEMENT_NAMES)}
 
 
 @dataclass(frozen=True)
@@ -136,7 +193,9 @@ POLICY_TYPES = {"default": Default, "never": Never, "greedy": Greedy, "smart": S
 POLICIES = {
     "default": "878 §4.6 orders (Vikings lose Viking Fyrd, Norsemen, Berserkers, then the Fort/"
                "Settlement; English lose traitors, Fyrd, Thegns, Housecarls); never retreats; "
-               "never rolls Runes/Prayer",
+               "never rolls Runes/Prayer. Every policy takes forbid=ELEMENT+... (restricted play, "
+               "878 §5.1): retreat, runes, omens_of_victory, battle_rage, ragnarok, prayer, "
+               "faith_in_victory, defend_the_faith, convert, gods_peace",
     "never": "same as default; the explicit 'never roll Runes/Prayer' baseline",
     "greedy": "rolls a Runes/Prayer die for every faction on every roll (re-rolls a die once all "
               "are placed) and spends as soon as it can, costliest effect first: Vikings "
@@ -191,6 +250,6 @@ def compile_policies(policies) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.array([int(p.kind) for p in objs], np.int64)
     params = np.zeros((len(objs), N_PARAMS), np.float64)
     for seat, p in enumerate(objs):
-        for slot, value in p.params().items():
+        for slot, value in p.all_params().items():
             params[seat, slot] = value
     return kinds, params

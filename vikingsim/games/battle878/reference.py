@@ -92,6 +92,11 @@ class Battle:
     def rand(self):
         return self.pol.random()
 
+    def allowed(self, side, element):
+        """Restricted play: ``element`` (policies.ELEMENT_NAMES) is not in the side's
+        ``forbid`` ('+'-joined names)."""
+        return element not in self.policy[side].forbid.split("+")
+
     def holds(self, side, k):
         """Does ``side`` have unit type ``k`` (or the Fort/Settlement, ``"STRUCT"``) now?"""
         if k == "STRUCT":
@@ -438,10 +443,12 @@ class Battle:
     def wants_retreat(self, s):
         kind = self.kind[s]
         if kind == "random":
-            return self.rand() < self.policy[s].retreat_chance
-        if kind == "retreat":
-            return self.strength(s) < self.policy[s].threshold * self.strength(OTHER[s])
-        return False
+            go = self.rand() < self.policy[s].retreat_chance
+        elif kind == "retreat":
+            go = self.strength(s) < self.policy[s].threshold * self.strength(OTHER[s])
+        else:
+            return False
+        return go and self.allowed(s, "retreat")    # after any coin: same policy draws
 
     def retreat(self, s, cmds):
         """Each Command moves one unit out (two with the Linen Clothes), most valuable first;
@@ -489,12 +496,13 @@ class Battle:
         for faction in ("N", "B"):
             if not self.holds("V", faction):
                 continue
-            new = self.wants_new_die("V")
+            new = self.wants_new_die("V") and self.allowed("V", "runes")
             if self.pool["V"] > 0:
                 if new:
                     self.pool["V"] -= 1
                     self.place_rune()
-            elif self.conv["V"] > 0 and self.rerolls_placed_rune():
+            elif (self.conv["V"] > 0 and self.rerolls_placed_rune()
+                  and self.allowed("V", "runes")):
                 self.conv["V"] -= 1
                 self.place_rune()
         return False
@@ -513,7 +521,8 @@ class Battle:
         placed, a Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4)."""
         martyr = False
         for faction in ("H", "T"):
-            if not self.holds("E", faction) or not self.wants_new_die("E"):
+            if (not self.holds("E", faction) or not self.wants_new_die("E")
+                    or not self.allowed("E", "prayer")):
                 continue
             if self.pool["E"] > 0:
                 self.pool["E"] -= 1
@@ -540,13 +549,15 @@ class Battle:
         and only while it adds a Berserker die), then Omens of Victory on their own roll."""
         r = self.r
         smart = self.kind["V"] == "smart"
-        if not smart and not self.ragnarok and self.runes >= r.ragnarok_cost:
+        if (not smart and not self.ragnarok and self.runes >= r.ragnarok_cost
+                and self.allowed("V", "ragnarok")):
             self.pay_runes(r.ragnarok_cost)
             self.ragnarok = True
             self.effects["ragnarok"] += 1
             self.log("  Ragnarök: Viking Hit units flee instead")
         while (self.runes >= r.battle_rage_cost and self.holds("V", "N")
-               and self.owner["B"] == "V" and self.reserve > 0):
+               and self.owner["B"] == "V" and self.reserve > 0
+               and self.allowed("V", "battle_rage")):
             if smart and self.cnt["B"] >= r.max_dice[1]:
                 break
             self.pay_runes(r.battle_rage_cost)
@@ -559,7 +570,7 @@ class Battle:
             self.log("  Battle Rage: a Norseman becomes a Berserker")
             if smart:
                 break
-        while s == "V" and self.runes >= r.omens_cost:
+        while s == "V" and self.runes >= r.omens_cost and self.allowed("V", "omens_of_victory"):
             k = self.omens_target(res, smart)
             if k is None:
                 break
@@ -591,19 +602,21 @@ class Battle:
         r = self.r
         smart = self.kind["E"] == "smart"
         bad = smart and self.strength("E") < self.policy["E"].bad_odds * self.strength("V")
-        if self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart):
+        if (self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart)
+                and self.allowed("E", "gods_peace")):
             self.effects["gods_peace"] += 1
             self.log("  God's Peace: the Vikings must leave")
             return True
-        while self.faith >= r.defend_faith_cost:
+        while self.faith >= r.defend_faith_cost and self.allowed("E", "defend_the_faith"):
             self.faith -= r.defend_faith_cost
             self.pool["E"] += r.defend_faith_cost
             self.add("F", self.draw_fyrd(), "Defend the Faith")
             self.effects["defend_the_faith"] += 1
         while (self.conversions() >= r.convert_cost and self.holds("V", "N")
-               and not (smart and bad)):
+               and not (smart and bad) and self.allowed("E", "convert")):
             self.convert()
-        if s == "E" and (not smart or self.pool["E"] == 0):
+        if (s == "E" and (not smart or self.pool["E"] == 0)
+                and self.allowed("E", "faith_in_victory")):
             while self.faith >= 1 and res["F"]["flee"] > 0:
                 res["F"]["flee"] -= 1
                 self.faith -= 1
