@@ -153,3 +153,21 @@ def test_report_shows_the_entry_values_not_the_file_names(capsys, tmp_path):
     assert cells.loc[0, BERSERKER] == s["best"][BERSERKER]
     assert BERSERKER in B.report_findings(hold)[0]
     assert B.report_figures(open_study(tmp_path / "b" / "batch-0000"), tmp_path / "f")[0].exists()
+
+
+def test_a_catalog_given_with_catalog_is_the_base_of_the_search(capsys, tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text(BUNDLED.read_text().replace('copies = 3\ncost = 5\npower = 3',
+                                                'copies = 3\ncost = 7\npower = 3'))
+    argv = [a for a in ARGV if a != f"{BERSERKER}=1..6"]
+    at = argv.index("--vary")
+    argv[at + 1:at + 1] = [f"{BERSERKER}=4..9"]
+    assert main([*argv, "--target", "win_rate[0]=0.8", "--catalog", str(mine), "--baseline",
+                 "--out", str(tmp_path / "b"), "--budget", "2400", "--holdout", "500"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["vary"][0]["base_value"] == 7 and s["options"]["catalog"] == str(mine)
+    hold = json.loads((tmp_path / "b" / "holdout" / "study.json").read_text())
+    base_cell = hold["cells"][1]["label"]                  # the baseline: mine.toml's cost 7
+    path = base_cell.split("catalog=")[1].split()[0]
+    cards = tomllib.loads(Path(path).read_text())["card"]
+    assert next(c["cost"] for c in cards if c["name"] == "Berserker") == 7
