@@ -148,6 +148,8 @@ def test_report_shows_the_entry_values_not_the_file_names(capsys, tmp_path):
     from vikingsim.studies.dataset import open_study
 
     s = _fit(capsys, tmp_path / "b", 0.80, "--workers", "1")
+    assert main(["report", str(tmp_path / "b"), "--quiet"]) == 0             # the hold-out
+    assert main(["report", str(tmp_path / "b" / "batch-0000"), "--quiet"]) == 0
     hold = open_study(tmp_path / "b" / "holdout")
     cells = next(iter(B.report_tables(hold).values()))
     assert cells.loc[0, BERSERKER] == s["best"][BERSERKER]
@@ -171,3 +173,20 @@ def test_a_catalog_given_with_catalog_is_the_base_of_the_search(capsys, tmp_path
     path = base_cell.split("catalog=")[1].split()[0]
     cards = tomllib.loads(Path(path).read_text())["card"]
     assert next(c["cost"] for c in cards if c["name"] == "Berserker") == 7
+
+
+def test_dask_plays_the_derived_files_with_the_same_result(capsys, tmp_path):
+    import logging
+
+    from dask.distributed import LocalCluster
+
+    local = _fit(capsys, tmp_path / "local", 0.80, "--workers", "1")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR) as c:
+        dask = _fit(capsys, tmp_path / "dask", 0.80, "--backend", "dask", "--scheduler",
+                    c.scheduler_address)
+    for s in (local, dask):
+        s.pop("folder")
+    assert dask == local
+    assert sorted(p.name for p in (tmp_path / "dask" / "inputs").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "local" / "inputs").iterdir())

@@ -28,6 +28,14 @@ generated study (kind "balance", one cell per setting, the batch seed, common se
 the study runner in ``<out>/batch-NNNN/``, the hold-out check in ``<out>/holdout/``
 (:class:`StudyBatches`): so a balance run resumes, runs on Dask and opens in the report.
 
+Knobs: ``--vary KNOB=LO..HI`` names an int or float option, or ``OPTION.PATH=LO..HI`` a number
+inside the TOML file of a file-valued option (cost fitting: ``catalog.card["Berserker"].cost``,
+``params.economy.draft_size[0]``; ``core.inputs.parse_path``), the base file being the
+option's value (else the game's bundled file); an integer entry searches integers. Each
+setting's cell names a copy of the base file with the entries set, written into
+``<out>/inputs/`` by ``core.inputs.write_overridden`` (named by content), an ordinary hashed
+input of the study (:func:`setting_options`).
+
 Targets: ``METRIC=EXPR``, ``METRIC[i]=EXPR`` or ``METRIC[*]=EXPR`` (every seat), with EXPR an
 arithmetic expression of numbers and ``players`` (``1/players``), parsed by ``ast`` (no eval).
 """
