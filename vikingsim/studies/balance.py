@@ -28,6 +28,14 @@ generated study (kind "balance", one cell per setting, the batch seed, common se
 the study runner in ``<out>/batch-NNNN/``, the hold-out check in ``<out>/holdout/``
 (:class:`StudyBatches`): so a balance run resumes, runs on Dask and opens in the report.
 
+Knobs: ``--vary KNOB=LO..HI`` names an int or float option, or ``OPTION.PATH=LO..HI`` a number
+inside the TOML file of a file-valued option (cost fitting: ``catalog.card["Berserker"].cost``,
+``params.economy.draft_size[0]``; ``core.inputs.parse_path``), the base file being the
+option's value (else the game's bundled file); an integer entry searches integers. Each
+setting's cell names a copy of the base file with the entries set, written into
+``<out>/inputs/`` by ``core.inputs.write_overridden`` (named by content), an ordinary hashed
+input of the study (:func:`setting_options`).
+
 Targets: ``METRIC=EXPR``, ``METRIC[i]=EXPR`` or ``METRIC[*]=EXPR`` (every seat), with EXPR an
 arithmetic expression of numbers and ``players`` (``1/players``), parsed by ``ast`` (no eval).
 """
@@ -209,12 +217,18 @@ def loss(targets: list[Target], values: np.ndarray, n: int) -> float:
 # ---- knobs and seeds -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Knob:
-    """An option searched over [lo, hi]; integer options search integers."""
+    """An option searched over [lo, hi], or (``option`` and ``path`` set) an entry of the TOML
+    file a file-valued option names (``core.inputs.parse_path``), read from ``base_file`` where
+    its value is ``base_value``; integer options and entries search integers."""
 
     name: str
     kind: str
     lo: float
     hi: float
+    option: str | None = None
+    path: str | None = None
+    base_file: str | None = None
+    base_value: float | None = None
 
     def suggest(self, trial):
         if self.kind == "int":
@@ -225,14 +239,20 @@ class Knob:
         return int(v) if self.kind == "int" else float(v)
 
 
-def parse_knob(text: str, options) -> Knob:
-    """``KNOB=LO..HI`` for an int or float option of the game."""
-    name, sep, span = (text or "").partition("=")
+def parse_knob(text: str, options, *, spec=None, base: dict | None = None) -> Knob:
+    """``KNOB=LO..HI`` for an int or float option of the game, or (with ``spec``) for a number
+    in the file of a file-valued option, ``OPTION.PATH=LO..HI`` (e.g.
+    ``catalog.card["Funeral Pyre"].cost=1..6``), the file being the option's value in ``base``
+    (else its default)."""
+    name, sep, span = (text or "").rpartition("=")           # a name may quote an '='
     lo, sep2, hi = span.partition("..")
     name = name.strip()
     if not sep or not sep2:
         raise InputError(f"--vary {text!r}: expected KNOB=LO..HI (e.g. seat_gold_step=0..6)")
     by_name = {o.name: o for o in options}
+    option, dot, path = name.partition(".")
+    if name not in by_name and spec is not None and dot and option in by_name:
+        return _file_knob(text, spec, option, path, lo, hi, base or {})
     if name not in by_name:
         raise InputError(f"--vary {text!r}: unknown option {name!r}; allowed: "
                          f"{', '.join(by_name)}")
@@ -240,16 +260,71 @@ def parse_knob(text: str, options) -> Knob:
     if kind not in ("int", "float"):
         raise InputError(f"--vary {text!r}: {name} is a {kind} option; only int and float "
                          f"options can be searched")
+    lo_v, hi_v = _span(text, name, kind, lo, hi)
+    return Knob(name, kind, lo_v, hi_v)
+
+
+def _span(text: str, name: str, kind: str, lo: str, hi: str) -> tuple:
+    """LO and HI of ``--vary`` as numbers of the knob's kind, LO < HI (one line otherwise)."""
     try:
         conv = int if kind == "int" else float
         lo_v, hi_v = conv(lo.strip()), conv(hi.strip())
     except ValueError:
         what = "integers" if kind == "int" else "numbers"
         raise InputError(f"--vary {text!r}: LO and HI must be {what} ({name} is an {kind} "
-                         f"option)") from None
+                         f"{'entry' if '.' in name else 'option'})") from None
     if not (math.isfinite(lo_v) and math.isfinite(hi_v)) or lo_v >= hi_v:
         raise InputError(f"--vary {text!r}: need LO < HI")
-    return Knob(name, kind, lo_v, hi_v)
+    return lo_v, hi_v
+
+
+def _file_knob(text, spec, option: str, path: str, lo: str, hi: str, base: dict) -> Knob:
+    """A knob on the entry ``path`` of the file option ``option`` names (its base file found
+    as ``vikingsim sensitivity`` finds it: a ``.toml`` value, or a game's bundled file)."""
+    import tomllib
+
+    from vikingsim.core.inputs import get_path, names_file, parse_path
+    from vikingsim.studies.sensitivity import _base_file, _bundled
+
+    value = base.get(option, next(o.default for o in spec.options if o.name == option))
+    if not names_file(value) and _bundled(spec.name, option, value) is None:
+        raise InputError(f"--vary {text!r}: option {option} = {value!r} names no file")
+    try:
+        steps = parse_path(path)
+    except InputError as e:
+        raise InputError(f"--vary {text!r}: {e}") from None
+    base_file = _base_file(spec, option, value, Path.cwd())
+    try:
+        data = tomllib.loads(Path(base_file).read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"--vary {text!r}: cannot read {base_file!r}: "
+                         f"{str(e).splitlines()[0]}") from None
+    entry = get_path(data, steps, f"--vary {text!r} in {base_file!r}")
+    if isinstance(entry, bool) or not isinstance(entry, (int, float)):
+        what = type(entry).__name__ if not isinstance(entry, dict) else "table"
+        raise InputError(f"--vary {text!r}: {path} is a {what} ({entry!r:.40}) in "
+                         f"{base_file!r}; only a number can be searched")
+    kind = "int" if isinstance(entry, int) else "float"
+    lo_v, hi_v = _span(text, f"{option}.{path}", kind, lo, hi)
+    return Knob(f"{option}.{path}", kind, lo_v, hi_v, option, path, base_file, entry)
+
+
+def setting_options(knobs: list[Knob], setting: dict, folder) -> dict:
+    """The options of one setting (knob name -> value): plain options as they are, each
+    file-valued option the copy of its base file with the setting's entries, written into
+    ``folder`` (``core.inputs.write_overridden``: named by content, an ordinary input)."""
+    from vikingsim.core.inputs import write_overridden
+
+    out, files = {}, {}
+    for kb in knobs:
+        if kb.path is None:
+            out[kb.name] = setting[kb.name]
+        else:
+            files.setdefault(kb.option, (kb.base_file, {}))[1][kb.path] = kb.cast(
+                setting[kb.name])
+    for option, (base, overrides) in files.items():
+        out[option] = str(write_overridden(base, overrides, folder))
+    return out
 
 
 def derive_seed(seed: int, *key: int) -> int:
@@ -448,7 +523,9 @@ class Balance:
             "seed": self.seed, "budget": self.budget, "search_games": self.found.games,
             "targets": [{"target": x.key, "value": x.value, "text": x.text}
                         for x in self.targets],
-            "vary": [{"option": k.name, "type": k.kind, "lo": k.lo, "hi": k.hi}
+            "vary": [{"option": k.name, "type": k.kind, "lo": k.lo, "hi": k.hi,
+                      **({} if k.path is None else {"base_file": k.base_file,
+                                                    "base_value": k.base_value})}
                      for k in self.knobs],
             "options": self.base_options, "best": self.found.best,
             "holdout_games": self.holdout[0]["games"], "holdout_seed": self.holdout_seed,
@@ -473,8 +550,9 @@ class StudyBatches:
     per count, on the same seed."""
 
     def __init__(self, spec, players: int, policies: list, base: dict, targets: list, out,
-                 pool, resume: bool, progress: bool):
+                 pool, resume: bool, progress: bool, knobs: list[Knob] = ()):
         self.spec, self.players, self.policies, self.base = spec, players, policies, base
+        self.knobs = list(knobs)
         self.targets, self.out, self.pool = targets, out and Path(out), pool
         self.resume, self.progress, self.count = resume, progress, 0
         self.running = False
@@ -506,15 +584,23 @@ class StudyBatches:
     def study(self, name: str, settings: list, n: int, seed: int, role: str):
         from vikingsim.studies.spec import study_from_dict
 
+        files = [kb for kb in self.knobs if kb.path is not None]
+        if files:                            # file entries: each case names its derived file
+            cases = [setting_options(self.knobs, st, self.out / "inputs") for st in settings]
+            base = {o: v for o, v in self.base.items() if o not in {kb.option for kb in files}}
+        else:
+            cases, base = [dict(st) for st in settings], self.base
         data = {"name": f"balance-{self.spec.name}-{name}", "kind": "balance",
                 "game": self.spec.name, "players": self.players,
                 "policies": list(self.policies), "games": n, "seed": seed,
-                "common_seeds": True, "rows": False, "options": dict(self.base),
-                "cases": [dict(st) for st in settings],
+                "common_seeds": True, "rows": False, "options": dict(base),
+                "cases": cases,
                 "report": {"role": role, "batch": name,
                            "targets": [{"metric": t.metric, "seat": -1 if t.index is None
                                         else t.index, "value": t.value, "text": t.text}
                                        for t in self.targets]}}
+        if files:                            # the settings behind the cells' file names
+            data["report"]["settings"] = [dict(st) for st in settings]
         return study_from_dict(data, Path.cwd() / f"{data['name']}.toml")
 
 
@@ -558,20 +644,17 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
     if not (isinstance(tolerance, (int, float)) and 0 < tolerance < math.inf):
         raise InputError(f"tolerance must be a positive number, got {tolerance!r}")
     pols, k = resolve_policies(spec, policies, players)
-    knobs = [parse_knob(v, spec.options) for v in (vary or [])]
+    base = dict(options or {})
+    knobs = [parse_knob(v, spec.options, spec=spec, base=base) for v in (vary or [])]
     if not knobs:
         raise InputError("give at least one --vary KNOB=LO..HI")
-    base = dict(options or {})
     for kb in knobs:
-        if kb.name in base:
+        if kb.path is None and kb.name in base:
             raise InputError(f"option {kb.name} is both --set and --vary")
     if len({kb.name for kb in knobs}) < len(knobs):
         raise InputError("the same option is given to --vary twice")
     tgts = parse_targets(targets, k)
-    for corner in ("lo", "hi"):                       # both ends of every range are valid
-        opts = resolve(spec.name, spec.options,
-                       {**base, **{kb.name: kb.cast(getattr(kb, corner)) for kb in knobs}})
-        spec.setup(opts, pols, k)
+    _check_corners(spec, pols, k, base, knobs)
     args = (spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, tolerance,
             baseline)
     if evaluate is not None:
@@ -581,7 +664,7 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
     check_backend(backend, workers, scheduler)
     if out is not None:
         check_balance_out(out, resume)
-    probe = StudyBatches(spec, k, pols, base, tgts, None, None, False, False)
+    probe = StudyBatches(spec, k, pols, base, tgts, None, None, False, False, knobs)
     check_targets(tgts, _probe(probe, {kb.name: kb.cast(kb.lo) for kb in knobs}, seed))
     if out is None:
         import tempfile
@@ -591,6 +674,21 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
                                     False, progress)
     return _balance_studies(args, Path(out), backend, workers or threads, scheduler, resume,
                             progress)
+
+
+def _check_corners(spec, pols, k, base: dict, knobs: list[Knob]) -> None:
+    """Both ends of every range are valid settings (the game's setup accepts them; the
+    derived files of file entries in a temporary folder)."""
+    import tempfile
+
+    from vikingsim.core.options import resolve
+
+    with tempfile.TemporaryDirectory(prefix="vikingsim-corner-") as tmp:
+        for corner in ("lo", "hi"):
+            setting = {kb.name: kb.cast(getattr(kb, corner)) for kb in knobs}
+            opts = resolve(spec.name, spec.options,
+                           {**base, **setting_options(knobs, setting, tmp)})
+            spec.setup(opts, pols, k)
 
 
 def _probe(batches: StudyBatches, setting: dict, seed: int) -> dict:
@@ -615,7 +713,7 @@ def _balance_studies(args, out: Path, backend, workers, scheduler, resume, progr
 
     spec, k, pols, base, tgts = args[:5]
     pool = make_backend(backend, workers, scheduler)
-    batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress)
+    batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress, args[5])
     try:
         b = _balance(*args, batches=batches)
     except BaseException as e:
@@ -648,8 +746,8 @@ def _balance(spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, to
         base_summary = evaluate({}, holdout, h_seed) if baseline else None
     else:
         defaults = {o.name: o.default for o in spec.options}
-        cells = [found.best] + ([{kb.name: defaults[kb.name] for kb in knobs}] if baseline
-                                else [])
+        cells = [found.best] + ([{kb.name: defaults[kb.name] if kb.path is None else
+                                  kb.base_value for kb in knobs}] if baseline else [])
         got = batches.run("holdout", cells, holdout, h_seed, "holdout")
         best, base_summary = got[0], (got[1] if baseline else None)
     checked = holdout_check(best, tgts, holdout, tolerance)
@@ -727,15 +825,23 @@ def _batch_frame(data) -> pd.DataFrame:
 
     m = data.manifest
     targets, summaries = _batch_targets(data), cell_summaries(data.root, m)
+    settings = m["report"].get("settings")         # file entries: the values, not the files
     rows = []
     for entry in m["cells"]:
         if entry["cell"] not in summaries:
             continue
         values = metric_values(targets, summaries[entry["cell"]])
-        rows.append({**entry["grid"], "games": entry["games_done"],
+        grid = entry["grid"] if settings is None else settings[entry["cell"]]
+        rows.append({**grid, "games": entry["games_done"],
                      "loss": loss(targets, values, entry["games_done"]),
                      **{t.key: float(v) for t, v in zip(targets, values)}})
     return pd.DataFrame(rows)
+
+
+def _setting_keys(data) -> list[str]:
+    """The names of a batch's varied knobs (its grid keys, or its file entries' names)."""
+    settings = data.manifest["report"].get("settings")
+    return list(settings[0]) if settings else list(data.manifest["grid_keys"])
 
 
 def report_tables(data) -> dict[str, pd.DataFrame]:
@@ -756,7 +862,7 @@ def report_findings(data) -> list[str]:
     df, rep = _batch_frame(data), data.manifest["report"]
     if df.empty:
         return [f"{rep['batch']} has no finished cell yet."]
-    knobs = list(data.manifest["grid_keys"])
+    knobs = _setting_keys(data)
     if rep["role"] == "holdout":
         r = df.iloc[0]
         return [f"Hold-out ({int(r['games']):,} fresh games) of {_fmt_setting(dict(r[knobs]))}: "
@@ -775,7 +881,7 @@ def report_figures(data, folder) -> list[Path]:
     from vikingsim.core.atomic import atomic_write
 
     df = _batch_frame(data)
-    knobs = list(data.manifest["grid_keys"])
+    knobs = _setting_keys(data)
     if df.empty:
         return []
     labels = [_fmt_setting(dict(r[knobs])) for _, r in df.iterrows()]

@@ -17,6 +17,9 @@ fresh games. Every batch of the search is a small study (kind "balance", one cel
 setting, common seeds) in --out/batch-NNNN/, the hold-out check in --out/holdout/, run by the
 study runner (--backend dask works); the result is --out/balance.json and search.csv.
 --resume re-runs the (deterministic) search and reads the finished batches from disk.
+--vary OPTION.PATH=LO..HI searches a number inside the TOML file a file-valued option names
+(its --set/--catalog/--params value, else the bundled file): each setting is a copy of that
+file with the entry set, in --out/inputs/ (named by content, an ordinary hashed input).
 
 examples:
   vikingsim balance raidboard --players 4 --target "win_rate[*]=1/players" \\
@@ -24,7 +27,11 @@ examples:
   vikingsim balance raidboard --players 2 --target "win_rate[0]=1/2" --vary start_gold=10..40
   vikingsim balance raidboard --target "mean_rounds=7" --vary target_gold=60..100 --json
   vikingsim balance raidboard --players 2 --target "win_rate[0]=1/2" --vary start_gold=10..40 \\
-      --out results/b --resume"""
+      --out results/b --resume
+  vikingsim balance raidconquer --players 2 --target "win_rate[0]=1/2" \\
+      --vary 'catalog.card["Funeral Pyre"].cost=1..6'
+  vikingsim balance tevragnarok --target "mean_rounds=8" \\
+      --vary 'params.economy.draft_size[0]=3..6'"""
 
 
 def add_arguments(p) -> None:
@@ -32,7 +39,9 @@ def add_arguments(p) -> None:
     p.add_argument("--target", dest="targets", action="append", default=[], metavar="TARGET",
                    help="METRIC[i]=EXPR to aim at (repeatable; [*] = every seat)")
     p.add_argument("--vary", action="append", default=[], metavar="KNOB=LO..HI",
-                   help="an int or float option to search (repeatable; ints search integers)")
+                   help="an int or float option, or a number in a file option's TOML by "
+                   "dotted path (OPTION.PATH, e.g. catalog.card[\"Funeral Pyre\"].cost), to "
+                   "search (repeatable; integers search integers)")
     p.add_argument("--budget", type=int, default=300_000,
                    help="games the search may play in total (default 300000)")
     p.add_argument("--holdout", type=int, default=200_000,
@@ -46,6 +55,12 @@ def add_arguments(p) -> None:
                    metavar="POLICY", help="one policy for every seat, or one per seat")
     p.add_argument("--set", dest="sets", action="append", metavar="KEY=VALUE", default=[],
                    help="fix a game option (repeatable)")
+    p.add_argument("--params", dest="sets", action="append", metavar="TOML",
+                   type=lambda v: f"params={v}", help="a parameter file, for games with a "
+                   "params option (same as --set params=TOML; the base of params.* --vary)")
+    p.add_argument("--catalog", dest="sets", action="append", metavar="TOML",
+                   type=lambda v: f"catalog={v}", help="a card catalog, for games with a "
+                   "catalog option (same as --set catalog=TOML; the base of catalog.* --vary)")
     p.add_argument("--seed", type=int, default=config.SEED,
                    help=f"root seed of the search and hold-out (default {config.SEED})")
     p.add_argument("--out", default=None, metavar="DIR",
