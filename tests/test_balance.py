@@ -3,7 +3,6 @@ synthetic noisy objective with a known optimum, the budget, seeds of the hold-ou
 disjoint from the search's, determinism, and bad input (one line, exit 2)."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from vikingsim.core import runner
 from vikingsim.core.errors import InputError
 from vikingsim.games import get
 from vikingsim.studies import balance as B
+from tests.stopping import sigterm_after
 
 
 # ---- targets -------------------------------------------------------------------------------
@@ -322,17 +322,7 @@ def test_sigterm_then_resume_gives_the_same_result(tmp_path):
     whole = tmp_path / "whole"
     assert main([*argv, "--out", str(whole)]) == 0
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *argv, "--out", str(out)],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.time() + 300
-    while not list(out.glob("batch-0002/data/*/*.tally.json")):
-        assert proc.poll() is None and time.time() < deadline, proc.communicate()
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
-    assert proc.returncode == 143, err
-    assert "--resume" in err and len(err.strip().splitlines()) == 1, err
+    sigterm_after([*argv, "--out", out], out, "batch-0002/data/*/*.tally.json", cwd=tmp_path)
     assert not (out / "balance.json").exists() and not (out / "holdout").exists()
     assert main([*argv, "--out", str(out), "--resume"]) == 0
     assert _stored(out) == _stored(whole)

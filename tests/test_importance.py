@@ -10,10 +10,6 @@
   with the baseline's seats taken as one multinomial (its covariance matrix, by hand).
 """
 import json
-import signal
-import subprocess
-import sys
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -31,6 +27,7 @@ from vikingsim.studies.run import run_study
 from vikingsim.studies.spec import load_study
 from tests.test_studies_cli import ROOT
 from tests.test_studies_run import same_dataset
+from tests.stopping import sigterm_after
 
 ELEMENTS = ["baltic_sea", "lost_own", "lost_opponent", "north_sea"]
 N, SEED, PLAYERS = 6000, 5, 3
@@ -262,15 +259,7 @@ def test_sigterm_then_resume_equals_an_uninterrupted_run(tmp_path):
     args = ["importance", "raidboard", "--players", "2", "-n", "40960", "--chunk-games",
             "4096", "--elements", "lost_opponent,north_sea", "--workers", "1", "--quiet"]
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *args, "--out", str(out)],
-                            cwd=ROOT, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while len(list(out.glob("data/*/*.tally.json"))) < 3 and time.time() < deadline:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
-    assert proc.returncode == 143, err
-    assert "--resume" in err and len(err.strip().splitlines()) == 1, err
+    sigterm_after([*args, "--out", out], out, at_least=3)
     done = len(list(out.glob("data/*/*.tally.json")))
     assert 3 <= done < 50                                  # 5 cells x 10 chunks
     assert main([*args, "--out", str(out), "--resume"]) == 0

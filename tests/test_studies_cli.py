@@ -2,10 +2,6 @@
 --json is one object; a run killed by SIGTERM (a subprocess) and resumed equals an
 uninterrupted one, and no chunk file is ever half written under its final name."""
 import json
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +11,7 @@ from vikingsim.cli import main
 from vikingsim.studies.dataset import open_study
 from vikingsim.studies.run import run_study
 from tests.test_studies_run import STUDY, same_dataset, write
+from tests.stopping import sigterm_after
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = STUDY.format(chunk=4096)
@@ -88,16 +85,8 @@ def test_sigterm_then_resume_equals_an_uninterrupted_run(tmp_path):
     path = write(tmp_path, GOOD.replace("games = 10000", "games = 400000")
                  .replace("players = [2, 3]", "players = [4]"))
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", "experiment", str(path),
-                             "--out", str(out), "--workers", "1", "--quiet"], cwd=ROOT,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while len(list(out.glob("data/*/*.tally.json"))) < 3 and time.time() < deadline:
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
-    assert proc.returncode == 143, err
-    assert "--resume" in err and len(err.strip().splitlines()) == 1, err   # one line, no traceback
+    sigterm_after(["experiment", path, "--out", out, "--workers", "1", "--quiet"], out,
+                  at_least=3)
     done = len(list(out.glob("data/*/*.tally.json")))
     assert 3 <= done < 98                                 # 98 chunks: stopped mid-run
     for p in out.glob("data/*/chunk-*.parquet"):          # every final name is a whole file

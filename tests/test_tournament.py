@@ -4,10 +4,6 @@ import errno
 import json
 import math
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +16,7 @@ from vikingsim.cli import main
 from vikingsim.core import runner
 from vikingsim.core.errors import InputError
 from vikingsim.studies import tournament as T
+from tests.stopping import sigterm_after
 
 POLICIES = "greedy,random,lookahead"
 N = 300
@@ -428,18 +425,8 @@ def test_sigterm_then_resume_gives_the_same_dataset(tmp_path):
     whole = tmp_path / "whole"
     assert main([*CLI, "-n", "3000", "--workers", "1", "--out", str(whole), "--quiet"]) == 0
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *CLI, "-n", "3000",
-                             "--workers", "1", "--out", str(out), "--quiet"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.time() + 300
-    while not list(out.glob("data/*/*.tally.json")):
-        assert proc.poll() is None and time.time() < deadline, proc.communicate()
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    err = proc.communicate(timeout=120)[1]
-    assert proc.returncode == 143, err
-    assert "--resume" in err and len(err.strip().splitlines()) == 1, err
+    sigterm_after([*CLI, "-n", "3000", "--workers", "1", "--out", out, "--quiet"], out,
+                  cwd=tmp_path)
     kept = len(list(out.glob("data/*/*.tally.json")))
     assert 0 < kept < 21 and not (out / "pairs.csv").exists()      # 21 lineups, stopped midway
     assert main([*CLI, "-n", "3000", "--workers", "2", "--out", str(out), "--quiet",
