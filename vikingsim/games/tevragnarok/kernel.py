@@ -39,7 +39,7 @@ import numpy as np
 
 from vikingsim.core.cards import _draw, _shuffle
 from vikingsim.core.jit import jit
-from vikingsim.games.tevragnarok.policies import Param, PolicyKind
+from vikingsim.games.tevragnarok.policies import ELEMENTS, Param, PolicyKind
 from vikingsim.games.tevragnarok.rules import CompiledRules as Cfg  # the kernel's view
 from vikingsim.games.tevragnarok.rules import (
     BOAT_INFLUENCE, CARD_COST, CARD_KIND, CARD_LEADER, CARD_NEED, CARD_RUNE, CARD_RUNEACT,
@@ -74,6 +74,16 @@ N_TC = 12
 # a seat's final ranking keys (§2.6, ``_final_keys``), in tie-breaker order
 KEY_SCORE, KEY_ISLANDS, KEY_FAVORS, KEY_TEMPLES, KEY_BOATS, KEY_RESOURCES = range(6)
 N_KEYS = 6
+# elements (``policies.ELEMENTS``): restricted play (bit e of Param.FORBID) and the counters
+# ``st.el[p, e]``: times taken, Era (1-3) of the first take, cards of the kind drafted
+EL_START, EL_JOIN, EL_SLAY, EL_DEPLOY = 0, 1, 2, 3
+EL_LEADER0 = 4                                # + Leader
+EL_RUNE0 = 8                                  # + RuneAct
+EL_CARD0 = 13                                 # + CardKind (Valkyrie 14, Einherjar 15)
+N_EL = EL_CARD0 + 3
+EL_TAKEN, EL_FIRST, EL_DRAFTED = 0, 1, 2
+assert ELEMENTS[EL_DEPLOY] == "deploy_valkyrie" and ELEMENTS[EL_RUNE0] == "smite"
+assert ELEMENTS[EL_CARD0 + CardKind.VALKYRIE] == "valkyrie_card" and len(ELEMENTS) == N_EL
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -117,6 +127,7 @@ class State(NamedTuple):
     held: np.ndarray
     rival: np.ndarray
     keys: np.ndarray
+    el: np.ndarray
 
 
 class Out(NamedTuple):
@@ -148,6 +159,9 @@ class Out(NamedTuple):
     special_n: np.ndarray
     special_sum: np.ndarray
     openers: np.ndarray
+    el_taken: np.ndarray
+    el_first: np.ndarray
+    el_drafted: np.ndarray
 
 
 # ------------------------------------------------------------------ small helpers
@@ -155,6 +169,35 @@ class Out(NamedTuple):
 @jit(inline="always", nrt=False)
 def _rand(pol_rng, n):
     return int(pol_rng.random() * n)
+
+
+@jit(nrt=False)
+def _allowed(prm, e):
+    """Restricted play: the seat's policy does not forbid element e (``Param.FORBID``)."""
+    return (int(prm[Param.FORBID]) >> e) & 1 == 0
+
+
+@jit(inline="always", nrt=False)
+def _card_allowed(cf, prm, card):
+    """A base card is never forbidden; a Valkyrie or Einherjar card when its kind is."""
+    kind = cf.cards[card, CARD_KIND]
+    return kind == CardKind.BASE or _allowed(prm, EL_CARD0 + kind)
+
+
+@jit(inline="always", nrt=False)
+def _take(st, p, e):
+    """Count one take of element e by p: times, and the Era (1-3) of the first."""
+    st.el[p, e, EL_TAKEN] += 1
+    if st.el[p, e, EL_FIRST] == 0:
+        st.el[p, e, EL_FIRST] = st.sc[SC_ERA] + 1
+
+
+@jit(inline="always", nrt=False)
+def _take_card(cf, st, p, card):
+    """The card was used (a battle, a slay, or face up with its condition met)."""
+    kind = cf.cards[card, CARD_KIND]
+    if kind != CardKind.BASE:
+        _take(st, p, EL_CARD0 + kind)
 
 
 @jit(inline="always", nrt=False)
@@ -518,17 +561,18 @@ def _card_values(cf, st, p, card, prm):
     """What a card's options' values share (§4.7): the face-up value, and for a battle the
     win chance pw, (1 - pw) x the loss value and whether its Steel can be paid."""
     n = 0
-    if _face_up_ok(cf, st, p, card):
-        n += 1
+    if _face_up_ok(cf, st, p, card) and _card_allowed(cf, prm, card):   # allowed actions only
+        n += _allowed(prm, EL_LEADER0 + cf.cards[card, CARD_LEADER])
         if _runes_enough(cf, st, p, card):
-            n += 1
+            n += _allowed(prm, EL_RUNE0 + cf.cards[card, CARD_RUNEACT])
     face = prm[Param.FACE_UP_VALUE] * n
     s = _strength(cf, st, p, card)
     pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
     g = cf.cards[card, CARD_RUNE]
     joker = g == JOKER
     on_mat = st.valk[p, 0 if joker else g] < 0       # the Valkyrie a loss would deploy
-    deploys = (joker & (_deployed(st, p) < N_VALKYRIES)) | ((not joker) & on_mat)
+    deploys = ((joker & (_deployed(st, p) < N_VALKYRIES)) | ((not joker) & on_mat)) & _allowed(
+        prm, EL_DEPLOY)
     lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE] + deploys * prm[Param.VALKYRIE_VALUE]
     return face, pw, (1.0 - pw) * lose, st.res[p, STEEL] >= cf.cards[card, CARD_COST]
 
@@ -570,19 +614,20 @@ def _options(cf, st, p, kind, prm, score):
     returns 1."""
     n = st.settlers.shape[0]
     nc = 0                                       # regions where some card could slay
-    if kind != PolicyKind.NO_GIANTS:
+    if kind != PolicyKind.NO_GIANTS and _allowed(prm, EL_SLAY):
         for r in range(cf.rune.shape[0]):         # written always, kept when it counts
             st.cand[nc] = r
             nc += (st.has_giant[r] != 0) & (st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR)
     joinable = 0                                 # bit s: seat s's open battle
+    can_join = _allowed(prm, EL_JOIN)
     for s in range(n):
-        ok = (s != p) & (st.bt[s, BT_OPEN] == 1)
+        ok = (s != p) & (st.bt[s, BT_OPEN] == 1) & can_join
         for j in range(st.bt[s, BT_N]):
             ok &= st.ent[s, j, 0] != p           # not joined yet
         joinable |= ok << s
         if score and ok:                         # its prize (fvals 4 + s)
             st.fvals[4 + s] = _prize_value(cf, st, p, prm, st.bt[s, BT_PRIZE])
-    can_start = st.bt[p, BT_OPEN] == 0
+    can_start = (st.bt[p, BT_OPEN] == 0) & _allowed(prm, EL_START)
     if score and can_start:                      # each row end's prize (fvals 0..3)
         for x in range(4):
             row, end = x // 2, x % 2
@@ -598,6 +643,8 @@ def _options(cf, st, p, kind, prm, score):
         if score:
             face, pw, lose, afford = _card_values(cf, st, p, card, prm)
         k, best = _offer(st, k, best, score, face, i, FACE_UP, 0)
+        if not _card_allowed(cf, prm, card):
+            continue                             # restricted play: face up, no actions
         if can_start:
             for row in range(2):
                 if st.sc[SC_NROW0 + row] > 0:
@@ -651,12 +698,23 @@ def _discard(st, card):
 def _pick(cf, st, p, a, kind, prm, pol_rng):
     """§4.7: seat p picks from pack a: random_legal uniform, else the strongest card (a
     Valkyrie or Einherjar card: + special_bonus), first on ties."""
-    m = st.npack[a]
+    m, ok = st.npack[a], 0                       # ok: cards not forbidden (restricted play)
+    for j in range(m):
+        ok += _card_allowed(cf, prm, st.pack[a, j])
     if kind == PolicyKind.RANDOM_LEGAL:
-        return _rand(pol_rng, m)
+        if ok == m or ok == 0:
+            return _rand(pol_rng, m)
+        t = _rand(pol_rng, ok)                   # the t-th allowed card
+        for j in range(m):
+            if _card_allowed(cf, prm, st.pack[a, j]):
+                if t == 0:
+                    return j
+                t -= 1
     best, best_j = -1e300, 0
     for j in range(m):
         c = st.pack[a, j]
+        if ok > 0 and not _card_allowed(cf, prm, c):
+            continue                             # a forbidden kind only when forced
         v = _strength(cf, st, p, c) + prm[Param.SPECIAL_BONUS] * (cf.cards[c, CARD_KIND]
                                                                  != CardKind.BASE)
         if v > best:
@@ -686,6 +744,9 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
             p = first + i if first + i < n else first + i - n
             a = p - shift if p >= shift else p - shift + n          # p holds seat p-rnd's
             j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)
+            kind = cf.cards[st.pack[a, j], CARD_KIND]
+            if kind != CardKind.BASE:
+                st.el[p, EL_CARD0 + kind, EL_DRAFTED] += 1
             st.hand[p, st.nhand[p]] = st.pack[a, j]
             st.nhand[p] += 1
             for t in range(j, st.npack[a] - 1):
@@ -957,7 +1018,7 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
     """§2.3: the Leader action, then the Rune action when open, both at the focus region
     (random_legal draws it always; a scored policy works it out only when an action uses it:
     all but Harvest and Exchange)."""
-    ok = _face_up_ok(cf, st, p, card)
+    ok = _face_up_ok(cf, st, p, card) and _card_allowed(cf, prm, card)
     ok_rune = ok and _runes_enough(cf, st, p, card)
     f = 0
     if kind == PolicyKind.RANDOM_LEGAL or (ok and (
@@ -965,9 +1026,15 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
             or (ok_rune and cf.cards[card, CARD_RUNEACT] != RuneAct.EXCHANGE))):
         f = _focus(cf, st, p, kind, prm, pol_rng)
     if ok:
-        _leader(cf, st, p, card, f)
-        _update_control(cf, st)
-        if ok_rune:
+        _take_card(cf, st, p, card)
+        e = EL_LEADER0 + cf.cards[card, CARD_LEADER]
+        if _allowed(prm, e):                     # the actions are optional (PUBLIC)
+            _take(st, p, e)
+            _leader(cf, st, p, card, f)
+            _update_control(cf, st)
+        e = EL_RUNE0 + cf.cards[card, CARD_RUNEACT]
+        if ok_rune and _allowed(prm, e):
+            _take(st, p, e)
             _rune_action(cf, st, p, card, f, prm)
             _update_control(cf, st)
     _discard(st, card)
@@ -990,6 +1057,8 @@ def _slay(cf, st, p, card, r, kind, pol_rng):
             g = _best_fury_rune(cf, st, p)
     _add_fury(st, g, 1)
     st.pl[p, PL_ERA0 + st.sc[SC_ERA]] += 1
+    _take(st, p, EL_SLAY)
+    _take_card(cf, st, p, card)
     if st.sc[SC_FIRST_SLAYER] < 0:
         st.sc[SC_FIRST_SLAYER] = p
     _discard(st, card)
@@ -1067,7 +1136,8 @@ def _lose(cf, st, p, card, kind, prm, pol_rng):
                 g = _best_fury_rune(cf, st, p)
     _gain(cf, st, p, cf.rune_res[g], cf.ri[S.BOON])
     _add_fury(st, g, 1)
-    if st.valk[p, g] < 0:
+    if st.valk[p, g] < 0 and _allowed(prm, EL_DEPLOY):        # SEED: "you may also choose"
+        _take(st, p, EL_DEPLOY)
         if kind == PolicyKind.RANDOM_LEGAL:
             r = _rand(pol_rng, cf.rune.shape[0])
         else:
@@ -1155,6 +1225,8 @@ def _start(cf, st, p, card, code):
     st.bt[p, BT_PRIZE] = _take_prize(st, row, end)
     st.bt[p, BT_OPEN], st.bt[p, BT_ROW], st.bt[p, BT_END], st.bt[p, BT_N] = 1, row, end, 1
     st.ent[p, 0, 0], st.ent[p, 0, 1], st.ent[p, 0, 2] = p, card, _strength(cf, st, p, card)
+    _take(st, p, EL_START)
+    _take_card(cf, st, p, card)
 
 
 @jit(nrt=False)
@@ -1162,6 +1234,8 @@ def _join(cf, st, p, card, s):
     j = st.bt[s, BT_N]
     st.ent[s, j, 0], st.ent[s, j, 1], st.ent[s, j, 2] = p, card, _strength(cf, st, p, card)
     st.bt[s, BT_N] = j + 1
+    _take(st, p, EL_JOIN)
+    _take_card(cf, st, p, card)
 
 
 # ------------------------------------------------------------------ turns, Eras, game
@@ -1261,6 +1335,9 @@ def _reset(cf, st):
             st.res[p, h] = cf.start_res[h]
         for t in range(N_PL):
             st.pl[p, t] = 0
+        for e in range(N_EL):
+            for t in range(3):
+                st.el[p, e, t] = 0
         for h in range(N_RUNES):
             st.held[p, h] = 0
         st.mat[p, MAT_SETTLERS] = cf.ri[S.SETTLERS]
@@ -1415,6 +1492,11 @@ def _record(cf, st, g, w, o):
         o.settlers[g, p] = _sum_row(st.settlers, p)
         o.settlers_mat[g, p] = st.mat[p, MAT_SETTLERS]
         o.valkyries_mat[g, p] = st.mat[p, MAT_VALK]
+        for e in range(N_EL):
+            o.el_taken[g, p, e] = st.el[p, e, EL_TAKEN]
+            o.el_first[g, p, e] = st.el[p, e, EL_FIRST]
+        for c in range(2):
+            o.el_drafted[g, p, c] = st.el[p, EL_CARD0 + 1 + c, EL_DRAFTED]
     for h in range(N_RUNES):
         o.fury[g, h] = st.fury[0, h]
         o.fury_nodrain[g, h] = st.fury[1, h]
@@ -1457,7 +1539,8 @@ def new_state(c, n: int) -> State:
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
                  fvals=np.zeros(4 + n), cand=z(R),
-                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R), keys=z(n, N_KEYS))
+                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R), keys=z(n, N_KEYS),
+                 el=z(n, N_EL, 3))
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:
