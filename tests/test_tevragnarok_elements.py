@@ -31,14 +31,15 @@ def counts(pos, seat, name):
     """(times taken, Era of the first take) of an element, in the reference and the kernel."""
     pl, e = pos.g.players[seat], EL[name]
     return ((pl.taken[e], pl.first[e]),
-            (int(pos.st.el[seat, e, K.EL_TAKEN]), int(pos.st.el[seat, e, K.EL_FIRST])))
+            (int(pos.st.pl[seat, K.PL_EL0 + 3 * e + K.EL_TAKEN]),
+             int(pos.st.pl[seat, K.PL_EL0 + 3 * e + K.EL_FIRST])))
 
 
 def harvest_exchange(text=""):
     """Seat 0 holds region 0 (Rune A) and plays a base card of Rune A, Harvest / Smite, face
     up in Era 2: two Active Runes of A (the card's and the Island's) open the Rune action; no
     rival Settler stands anywhere, so the Smite removes nothing."""
-    pos = Pos()
+    pos = Pos(count_elements=True)
     pos.g.era = 1
     pl = pos.p[0]
     pl.settlers[0] = 1
@@ -75,7 +76,7 @@ def test_the_face_up_value_counts_only_the_allowed_actions():
     """§4.7 greedy value: face_up_value (1.5) x actions it would take: 2 for the card above,
     1 with Smite forbidden, 0 with both forbidden."""
     for text, want in (("", 3.0), ("smite", 1.5), ("harvest+smite", 0.0)):
-        pos = Pos()
+        pos = Pos(count_elements=True)
         pl = pos.p[0]
         pl.settlers[0] = 1
         pos.g.update_control()
@@ -94,7 +95,7 @@ def test_a_lost_battle_deploys_the_valkyrie_unless_forbidden(text, deployed):
     deployed (counted once, Era 1) unless deploy_valkyrie is forbidden, and then, alone in its
     focus region (a B region: B's Island is worth the most at Fury 0/1/0 ranks), takes that
     Rune: one more Fury B."""
-    pos = Pos()
+    pos = Pos(count_elements=True)
     pl = pos.p[0]
     c = card(pos.rules, rune=B)
     if text:
@@ -111,7 +112,7 @@ def test_a_lost_battle_deploys_the_valkyrie_unless_forbidden(text, deployed):
 
 
 def _pick_both(policy, pack, text="", draws=()):
-    pos = Pos(policies=policy, pol_values=draws)
+    pos = Pos(policies=policy, pol_values=draws, count_elements=True)
     if text:
         forbid(pos, 0, text)
     pos.sync()
@@ -128,7 +129,7 @@ def test_the_draft_skips_a_forbidden_card_kind_unless_forced():
     2, above a Strength-1 base card; with valkyrie_card forbidden it takes the base card, and
     the Valkyrie card only when the pack holds nothing else. random_legal draws among the
     allowed cards: pack (V, b1, V, b2), u = 0.6 -> int(0.6 x 2) = 1 -> b2 (index 3)."""
-    pos = Pos()
+    pos = Pos(count_elements=True)
     v = card(pos.rules, kind=CardKind.VALKYRIE)
     b1 = card(pos.rules, strength=1)
     b2 = card(pos.rules, strength=2)
@@ -144,7 +145,7 @@ def test_the_option_list_drops_forbidden_uses(text, n):
     """§4.7 option list of one base card, both Favor rows full, no battle open, no Giant:
     face up + 4 row ends = 5; start_battle forbidden: face up only; a forbidden kind the card
     is not: unchanged."""
-    pos = Pos(policies="random_legal")
+    pos = Pos(policies="random_legal", count_elements=True)
     pl = pos.p[0]
     pl.hand = [card(pos.rules, strength=5)]
     if text:
@@ -157,7 +158,7 @@ def test_the_option_list_drops_forbidden_uses(text, n):
 def test_a_forbidden_card_is_played_face_up_without_its_actions():
     """A held Einherjar card (Harvest / free Raid) with a Giant slain: forbidden, it offers face
     up only, worth 0, and played face up it takes no action and is no card use."""
-    pos = Pos()
+    pos = Pos(count_elements=True)
     pl = pos.p[0]
     pl.slain = [3]
     e = card(pos.rules, kind=CardKind.EINHERJAR, rune=A)
@@ -182,7 +183,7 @@ def test_element_stats_from_a_hand_made_tally():
     from statsmodels.stats.proportion import proportion_confint
 
     spec = get("tevragnarok")
-    s = spec.setup({}, ["greedy_vp"] * 2, 2)
+    s = spec.setup({"count_elements": True}, ["greedy_vp"] * 2, 2)
     k, m = 2, len(ELEMENTS)
     t = {"wins": np.array([6, 4])}
     for key in ("el_taken_games", "el_taken_won", "el_taken_sum", "el_first_sum"):
@@ -219,6 +220,7 @@ def test_unknown_element_is_one_line(cli):
 
 # ------------------------------------------------------------------ many games, compiled
 
+COUNT = {"count_elements": True}
 FORBIDS = ["giant_hunter(forbid=slay_giant+valkyrie_card)",
            "random_legal(forbid=deploy_valkyrie+start_battle+einherjar_card)",
            "greedy_vp(forbid=sail+join_battle)", "greedy_vp(forbid=smite+raid_free+build)"]
@@ -227,8 +229,8 @@ FORBIDS = ["giant_hunter(forbid=slay_giant+valkyrie_card)",
 def test_a_forbidden_element_is_never_taken():
     """2,000 four-player games (the compiled kernel), each seat forbidden something it
     otherwise takes: its count stays 0 while the same policy unrestricted takes it."""
-    r = simulate("tevragnarok", 2000, seed=5, policies=FORBIDS)
-    free = simulate("tevragnarok", 2000, seed=5,
+    r = simulate("tevragnarok", 2000, seed=5, policies=FORBIDS, options=COUNT)
+    free = simulate("tevragnarok", 2000, seed=5, options=COUNT,
                     policies=[x.split("(")[0] for x in FORBIDS])
     for seat, label in enumerate(FORBIDS):
         for name in label.split("forbid=")[1].rstrip(")").split("+"):
@@ -252,8 +254,9 @@ def test_forbidding_what_a_policy_never_takes_plays_the_same_games():
 def test_kernel_counts_match_the_reference_with_forbids():
     """Kernel = reference, every array (the element counters too), with every policy kind
     restricted."""
-    a = simulate("tevragnarok", 300, seed=21, threads=1, policies=FORBIDS)
-    b = simulate("tevragnarok", 300, seed=21, reference=True, policies=FORBIDS)
+    a = simulate("tevragnarok", 300, seed=21, threads=1, policies=FORBIDS, options=COUNT)
+    b = simulate("tevragnarok", 300, seed=21, reference=True, policies=FORBIDS, options=COUNT)
+    assert a.out["el_taken"].sum() > 0
     for key in a.out:
         np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
 
@@ -261,7 +264,7 @@ def test_kernel_counts_match_the_reference_with_forbids():
 def test_element_stats_of_a_run_add_up():
     """The table read from a real run's tally: taken + not taken games = games; wins taken +
     not taken = the seat's wins; a Valkyrie card is never used by a seat that forbids it."""
-    r = simulate("tevragnarok", 1000, seed=3, policies=FORBIDS)
+    r = simulate("tevragnarok", 1000, seed=3, policies=FORBIDS, options=COUNT)
     spec = get("tevragnarok")
     f = spec.element_stats(r.setup, spec.tally(r.setup, r.out))
     assert (f.taken_games + f.not_taken_games == 1000).all()
@@ -269,3 +272,18 @@ def test_element_stats_of_a_run_add_up():
     assert ((f.won_taken + f.won_not_taken).to_numpy() == np.repeat(wins, len(ELEMENTS))).all()
     row = f[(f.seat == 0) & (f.element == "valkyrie_card")].iloc[0]
     assert row.taken_games == 0 and row.mean_drafted > 0      # forced picks only
+
+
+def test_without_count_elements_the_counters_stay_zero_and_the_games_the_same():
+    """The option only counts: off (the default), every counter is 0, every other array is
+    the same as with it on, and element_stats says in one line how to get the counts."""
+    on = simulate("tevragnarok", 300, seed=4, policies=FORBIDS, options=COUNT)
+    off = simulate("tevragnarok", 300, seed=4, policies=FORBIDS)
+    for key in on.out:
+        if key.startswith("el_"):
+            assert off.out[key].max() == 0 and on.out[key].max() > 0, key
+        else:
+            np.testing.assert_array_equal(on.out[key], off.out[key], err_msg=key)
+    spec = get("tevragnarok")
+    with pytest.raises(InputError, match="count_elements=true"):
+        spec.element_stats(off.setup, spec.tally(off.setup, off.out))

@@ -4,9 +4,15 @@ Arrays in, arrays out, no checks, no allocation (``@jit(nrt=False)``): ``play_bl
 Python) allocates one block's scratch ``State`` and passes it in. Flow: ``_play_block`` ->
 ``_play_game`` -> ``_setup_game``, ``_play_era`` (``_draft``, then per turn ``_resolve``
 and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay``; then
-``_cleanup``) -> ``_record``. Speed: the per-turn chain is inlined (``inline="always"``)
-because every real call copies the whole State and CompiledRules (about 400 machine words)
-onto the stack; ``docs/benchmarks.md`` has the profile. Draws: the dice stream for every
+``_cleanup``) -> ``_record``. Speed: the per-turn chain and the small helpers are inlined
+by LLVM (``inline="llvm"``) because every real call copies the whole State and CompiledRules
+(about 400 machine words) onto the stack. Compile time: every function but ``_play_block``
+is ``internal`` (no CPython wrapper unboxing 50 arrays); numba inlines (``inline="always"``)
+only the four small bodies with one call site each that chain the block to a turn
+(``_play_game``, ``_play_era``, ``_play_card``, ``_choose``), so the whole kernel is
+optimized and emitted once, in ``_play_block``, not once per level; numba's IR inlining of
+the whole chain (before) retyped the grown Era function at every site, most of the first
+run's 60-90 s of CPU. ``docs/benchmarks.md`` has both profiles. Draws: the dice stream for every
 shuffle and draw (deck, Giants, Favor cards, deals, Invader cards), the policy stream for
 ``random_legal``'s choices only.
 
@@ -52,15 +58,15 @@ FACE_UP, START, JOIN, SLAY = 0, 1, 2, 3
 # per-seat counters
 PL_SLAIN_N, PL_SLAIN_SUM, PL_VILLAGES, PL_LOST, PL_WON = 0, 1, 2, 3, 4
 PL_ERA0 = 5                                   # slays in Era e at PL_ERA0 + e
-N_PL = PL_ERA0 + N_ERAS
+PL_EL0 = PL_ERA0 + N_ERAS                     # element e's counter t at PL_EL0 + 3 e + t
 MAT_SETTLERS, MAT_VALK = 0, 1
 # open battle: open flag, prize, row, end, entries
 BT_OPEN, BT_PRIZE, BT_ROW, BT_END, BT_N = 0, 1, 2, 3, 4
 N_BT = 5
 # game scalars
 SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, SC_FAVOR_MAX, \
-    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE, SC_OPENER = range(13)
-SC_OPENED0 = 13                               # + e: the seat that opened Era e (the record)
+    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE, SC_OPENER, SC_COUNT = range(14)
+SC_OPENED0 = 14                               # + e: the seat that opened Era e (the record)
 N_SC = SC_OPENED0 + N_ERAS
 ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region r changed
 # turn cache (``_turn_cache``): what every option of one choice shares, for the chooser
@@ -75,13 +81,15 @@ N_TC = 12
 KEY_SCORE, KEY_ISLANDS, KEY_FAVORS, KEY_TEMPLES, KEY_BOATS, KEY_RESOURCES = range(6)
 N_KEYS = 6
 # elements (``policies.ELEMENTS``): restricted play (bit e of Param.FORBID) and the counters
-# ``st.el[p, e]``: times taken, Era (1-3) of the first take, cards of the kind drafted
+# ``st.pl[p, PL_EL0 + 3 e + EL_*]``: times taken, Era (1-3) of the first take, cards drafted
 EL_START, EL_JOIN, EL_SLAY, EL_DEPLOY = 0, 1, 2, 3
 EL_LEADER0 = 4                                # + Leader
 EL_RUNE0 = 8                                  # + RuneAct
 EL_CARD0 = 13                                 # + CardKind (Valkyrie 14, Einherjar 15)
 N_EL = EL_CARD0 + 3
 EL_TAKEN, EL_FIRST, EL_DRAFTED = 0, 1, 2
+N_PL = PL_EL0 + 3 * N_EL          # in ``pl``, not an array of their own: every real call
+                                  # copies each State array's shape and strides
 assert ELEMENTS[EL_DEPLOY] == "deploy_valkyrie" and ELEMENTS[EL_RUNE0] == "smite"
 assert ELEMENTS[EL_CARD0 + CardKind.VALKYRIE] == "valkyrie_card" and len(ELEMENTS) == N_EL
 MAX_HAND = 8
@@ -127,7 +135,6 @@ class State(NamedTuple):
     held: np.ndarray
     rival: np.ndarray
     keys: np.ndarray
-    el: np.ndarray
 
 
 class Out(NamedTuple):
@@ -166,33 +173,37 @@ class Out(NamedTuple):
 
 # ------------------------------------------------------------------ small helpers
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rand(pol_rng, n):
     return int(pol_rng.random() * n)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _allowed(prm, e):
     """Restricted play: the seat's policy does not forbid element e (``Param.FORBID``)."""
-    return (int(prm[Param.FORBID]) >> e) & 1 == 0
+    f = prm[Param.FORBID]
+    return f == 0.0 or (int(f) >> e) & 1 == 0       # nothing forbidden: one comparison
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _card_allowed(cf, prm, card):
     """A base card is never forbidden; a Valkyrie or Einherjar card when its kind is."""
     kind = cf.cards[card, CARD_KIND]
     return kind == CardKind.BASE or _allowed(prm, EL_CARD0 + kind)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _take(st, p, e):
-    """Count one take of element e by p: times, and the Era (1-3) of the first."""
-    st.el[p, e, EL_TAKEN] += 1
-    if st.el[p, e, EL_FIRST] == 0:
-        st.el[p, e, EL_FIRST] = st.sc[SC_ERA] + 1
+    """Count one take of element e by p: times, and the Era (1-3) of the first (with the
+    option ``count_elements``, ``SC_COUNT``)."""
+    if st.sc[SC_COUNT] == 0:
+        return
+    st.pl[p, PL_EL0 + 3 * e + EL_TAKEN] += 1
+    if st.pl[p, PL_EL0 + 3 * e + EL_FIRST] == 0:
+        st.pl[p, PL_EL0 + 3 * e + EL_FIRST] = st.sc[SC_ERA] + 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _take_card(cf, st, p, card):
     """The card was used (a battle, a slay, or face up with its condition met)."""
     kind = cf.cards[card, CARD_KIND]
@@ -200,7 +211,7 @@ def _take_card(cf, st, p, card):
         _take(st, p, EL_CARD0 + kind)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _gain(cf, st, p, kind, k):
     """§2.2: resources capped (start.resource_cap, 7)."""
     cap = cf.ri[S.CAP]
@@ -210,19 +221,19 @@ def _gain(cf, st, p, kind, k):
         st.sc[SC_RES_MAX] = st.res[p, kind]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _moved(st):
     """Units may have moved anywhere: control must be checked again in every region."""
     st.sc[SC_CONTROL_STALE] = ALL_REGIONS
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _changed(st, r):
     """Influence or ground units changed in region r: check its control again."""
     st.sc[SC_CONTROL_STALE] |= 1 << r
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_settlers(st, p, r, k):
     """k Settlers more (or fewer) on region r, with their Influence and ground count (§2.4)."""
     _changed(st, r)
@@ -231,7 +242,7 @@ def _add_settlers(st, p, r, k):
     st.gr[p, r] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_temples(st, p, r, k):
     _changed(st, r)
     st.temples[p, r] += k
@@ -239,7 +250,7 @@ def _add_temples(st, p, r, k):
     st.gr[p, r] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_boats(cf, st, p, d, k):
     """§3.2: a moored Boat counts for each region of its dock (a Boat is no ground unit)."""
     st.boats[p, d] += k
@@ -250,7 +261,7 @@ def _add_boats(cf, st, p, d, k):
         _changed(st, cf.dock[d, 1])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _set_valkyrie(st, p, g, r):
     """§3.6: Valkyrie g of seat p to region r (2 Influence, a ground unit)."""
     old = st.valk[p, g]
@@ -264,19 +275,19 @@ def _set_valkyrie(st, p, g, r):
     st.gr[p, r] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_fury(st, g, k):
     st.fury[0, g] += k
     st.fury[1, g] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _deployed(st, p):
     """Valkyries of p on the board: those not on its mat (§3.6)."""
     return N_VALKYRIES - st.mat[p, MAT_VALK]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _deployed_count(st, p):
     """The same, counted on the board (the record, so the invariants can compare the two)."""
     n = 0
@@ -286,7 +297,7 @@ def _deployed_count(st, p):
     return n
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _valk_in(st, p, r):
     n = 0
     for g in range(N_VALKYRIES):
@@ -295,7 +306,7 @@ def _valk_in(st, p, r):
     return n
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _adjacent(cf, a, b):
     for j in range(MAX_DEGREE):
         if cf.adj[a, j] == b:
@@ -303,12 +314,12 @@ def _adjacent(cf, a, b):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _serves(cf, d, r):
     return cf.dock[d, 0] == r or cf.dock[d, 1] == r
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _influence_all(cf, st):
     """§2.4, §3.2, §3.6 for every seat and region at once, into ``st.infl`` (Settler 1,
     Temple 4, moored Boat 2 per region of its dock, Valkyrie 2) and ``st.gr`` (ground units:
@@ -339,7 +350,7 @@ def _influence_all(cf, st):
             st.held[st.control[r], cf.rune[r]] += 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _update_control(cf, st):
     """§2.4, §3.6: a unique most-Influence player with ground units takes the Rune (+1 Fury);
     a holder without ground units and no such challenger returns it."""
@@ -373,7 +384,7 @@ def _update_control(cf, st):
             st.held[holder, g] -= 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rank_index(f, g):
     """§2.6: 0 = rank 1; tied gods take the lower value."""
     k = 0
@@ -383,7 +394,7 @@ def _rank_index(f, g):
     return k
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _rune_points(cf, st, p, f):
     """§2.6: each held Island Rune and Favor card scores its god's rank value under Fury f."""
     pts = 0
@@ -395,7 +406,7 @@ def _rune_points(cf, st, p, f):
     return pts
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _points_with(cf, st, p, g):
     """Rune points if god g had 1 more Fury."""
     for h in range(N_RUNES):
@@ -403,7 +414,7 @@ def _points_with(cf, st, p, g):
     return _rune_points(cf, st, p, st.ftmp)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _fill_rune_points(cf, st, p):
     """p's Rune points today and with 1 more Fury of each god, into ``st.tc``
     (``TC_RUNE_PTS*``)."""
@@ -413,7 +424,7 @@ def _fill_rune_points(cf, st, p):
     st.tc[TC_RUNE_PTS_SET] = 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _best_gain_rune(st):
     """The god whose +1 Fury gains the most Rune points (first on ties), from ``st.tc``."""
     best, best_g = -1e300, 0
@@ -424,14 +435,14 @@ def _best_gain_rune(st):
     return best_g
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _best_fury_rune(cf, st, p):
     """A Joker's god (§3.5): the one whose +1 Fury gains p the most Rune points."""
     _fill_rune_points(cf, st, p)
     return _best_gain_rune(st)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _strength(cf, st, p, card):
     """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain; a base card
     its printed Strength (the special cards print 0, ``make_cards``: no branch on the kind)."""
@@ -441,7 +452,7 @@ def _strength(cf, st, p, card):
             + (kind == CardKind.EINHERJAR) * (STRENGTH_PER_UNIT * st.pl[p, PL_SLAIN_N]))
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _slay_need(cf, card):
     """§3.3 SEED: 3 Settlers, 2 with an Einherjar card."""
     if cf.cards[card, CARD_KIND] == CardKind.EINHERJAR:
@@ -449,7 +460,7 @@ def _slay_need(cf, card):
     return SLAY_SETTLERS
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _can_slay(cf, st, p, card, r):
     """§3.3 SEED: a Giant, the Settlers and a Valkyrie in r (a Valkyrie card stands in for it)."""
     if st.has_giant[r] == 0 or st.settlers[p, r] < _slay_need(cf, card):
@@ -458,7 +469,7 @@ def _can_slay(cf, st, p, card, r):
     return cf.cards[card, CARD_KIND] == CardKind.VALKYRIE or valk_here > 0
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _face_up_ok(cf, st, p, card):
     """§3.5 SEED: Einherjar need a Giant slain; Valkyrie cards Valkyries deployed (§6.3)."""
     kind = cf.cards[card, CARD_KIND]
@@ -471,7 +482,7 @@ def _face_up_ok(cf, st, p, card):
             & ((kind != CardKind.VALKYRIE) | valk_ok))
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _runes_enough(cf, st, p, card):
     """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes reach the
     Rune action's count."""
@@ -488,7 +499,7 @@ def _runes_enough(cf, st, p, card):
 
 # ------------------------------------------------------------------ policy values (§4.7)
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _focus(cf, st, p, kind, prm, pol_rng):
     """Focus region: an unheld Rune's value, less half the Influence gap to the strongest
     rival, plus giant_weight on a Giant; random_legal: uniform (one policy draw)."""
@@ -515,7 +526,7 @@ def _focus(cf, st, p, kind, prm, pol_rng):
     return best_r
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _turn_cache(cf, st, p):
     """What every option of p's choice shares, into ``st.tc`` (``TC_*``): Favor card values
     at today's ranks and the least valuable held one."""
@@ -530,7 +541,7 @@ def _turn_cache(cf, st, p):
     st.tc[TC_RUNE_PTS_SET] = 0
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _favor_value(cf, st, p, f):
     """A Favor card's value to p (``_turn_cache`` first): its points, less the card sent
     back when the hand of Favor cards is full."""
@@ -540,7 +551,7 @@ def _favor_value(cf, st, p, f):
     return v
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _slay_value(cf, st, p, card, prm):
     """Expected Giant value plus the Rune points of the card's Fury (a Joker: the best god,
     first on ties), less the Settlers. The Rune points are worked out at the choice's first
@@ -556,7 +567,7 @@ def _slay_value(cf, st, p, card, prm):
     return ev + after - base - prm[Param.SETTLER_VALUE] * _slay_need(cf, card)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _card_values(cf, st, p, card, prm):
     """What a card's options' values share (§4.7): the face-up value, and for a battle the
     win chance pw, (1 - pw) x the loss value and whether its Steel can be paid."""
@@ -577,7 +588,7 @@ def _card_values(cf, st, p, card, prm):
     return face, pw, (1.0 - pw) * lose, st.res[p, STEEL] >= cf.cards[card, CARD_COST]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _battle_value(pw, lose, afford, win):
     """A battle option's value from its card's ``_card_values`` (win chance pw, (1 - pw) x the
     loss value, Steel paid) and its prize's ``_prize_value`` (§4.7): pw x win + that."""
@@ -586,13 +597,13 @@ def _battle_value(pw, lose, afford, win):
     return pw * win + lose
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _prize_value(cf, st, p, prm, f):
     """What winning Favor card f is worth to p: its Favor value plus the Favor bag."""
     return _favor_value(cf, st, p, f) + cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _offer(st, k, best, score, v, i, use, x):
     """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value v
     beats the best so far (first on ties). Returns the new (k, best)."""
@@ -605,7 +616,7 @@ def _offer(st, k, best, score, v, i, use, x):
     return k, best
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _options(cf, st, p, kind, prm, score):
     """The fixed option list (§4.7), per card in hand: face up, start a battle at each row
     end, join each open battle, slay in each region where it can. ``score`` false: the list
@@ -668,7 +679,7 @@ def _options(cf, st, p, kind, prm, score):
     return k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _choose(cf, st, p, kind, prm, pol_rng):
     """§4.5: random_legal uniform over the option list; giant_hunter the first slay; else the
     best value (first on ties). Returns the option's row in ``st.opts``."""
@@ -681,26 +692,28 @@ def _choose(cf, st, p, kind, prm, pol_rng):
 
 # ------------------------------------------------------------------ draft (§2.1, §4.7)
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _draw_card(st, dice_rng):
     card, nd, nc = _draw(st.deck, st.sc[SC_NDECK], st.disc, st.sc[SC_NDISC], dice_rng)
     st.sc[SC_NDECK], st.sc[SC_NDISC] = nd, nc
     return card
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _discard(st, card):
     st.disc[st.sc[SC_NDISC]] = card
     st.sc[SC_NDISC] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _pick(cf, st, p, a, kind, prm, pol_rng):
     """§4.7: seat p picks from pack a: random_legal uniform, else the strongest card (a
     Valkyrie or Einherjar card: + special_bonus), first on ties."""
-    m, ok = st.npack[a], 0                       # ok: cards not forbidden (restricted play)
-    for j in range(m):
-        ok += _card_allowed(cf, prm, st.pack[a, j])
+    m, ok = st.npack[a], st.npack[a]             # ok: cards not forbidden (restricted play)
+    if prm[Param.FORBID] != 0.0:
+        ok = 0
+        for j in range(m):
+            ok += _card_allowed(cf, prm, st.pack[a, j])
     if kind == PolicyKind.RANDOM_LEGAL:
         if ok == m or ok == 0:
             return _rand(pol_rng, m)
@@ -713,7 +726,7 @@ def _pick(cf, st, p, a, kind, prm, pol_rng):
     best, best_j = -1e300, 0
     for j in range(m):
         c = st.pack[a, j]
-        if ok > 0 and not _card_allowed(cf, prm, c):
+        if ok < m and ok > 0 and not _card_allowed(cf, prm, c):
             continue                             # a forbidden kind only when forced
         v = _strength(cf, st, p, c) + prm[Param.SPECIAL_BONUS] * (cf.cards[c, CARD_KIND]
                                                                  != CardKind.BASE)
@@ -722,13 +735,13 @@ def _pick(cf, st, p, a, kind, prm, pol_rng):
     return best_j
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _hand_size(cf, st):
     """§4.3: the Era's hand size (params ``economy.draft_size``, Era 1 4 PUBLIC)."""
     return cf.ri[S.DRAFT_ERA1 + st.sc[SC_ERA]]
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _draft(cf, st, kinds, params, dice_rng, pol_rng):
     """§2.1, §4.7: hands dealt and picked seat by seat from the first player (first_seat)
     clockwise, so the seat numbers mean nothing but the table's order."""
@@ -745,8 +758,8 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
             a = p - shift if p >= shift else p - shift + n          # p holds seat p-rnd's
             j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)
             kind = cf.cards[st.pack[a, j], CARD_KIND]
-            if kind != CardKind.BASE:
-                st.el[p, EL_CARD0 + kind, EL_DRAFTED] += 1
+            if kind != CardKind.BASE and st.sc[SC_COUNT]:
+                st.pl[p, PL_EL0 + 3 * (EL_CARD0 + kind) + EL_DRAFTED] += 1
             st.hand[p, st.nhand[p]] = st.pack[a, j]
             st.nhand[p] += 1
             for t in range(j, st.npack[a] - 1):
@@ -756,7 +769,7 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
 
 # ------------------------------------------------------------------ leader actions
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _sail(cf, st, p, f):
     """§2.3, §3.2: a Boat to the first dock serving f (mat first), Settlers at 1 Food each."""
     dock = 0
@@ -781,7 +794,7 @@ def _sail(cf, st, p, f):
         _attack_in(st, p, f)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _harvest(cf, st, p):
     """§2.3, §3.6: the scarcest kind, plus each deployed Valkyrie's bonus."""
     kind = 0
@@ -794,7 +807,7 @@ def _harvest(cf, st, p):
             _gain(cf, st, p, cf.rune_res[g], cf.ri[S.VALK_BONUS])
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _carry(cf, st, p, f):
     """§3.6 SEED: a neighbouring Valkyrie flies to f carrying a Settler (1 Food) or else a
     Temple (3 Steel; §3.4 SEED not into a Giant's region). False when none can carry."""
@@ -818,7 +831,7 @@ def _carry(cf, st, p, f):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _explore(cf, st, p, f):
     """§2.3, §3.2, §3.6 into f, the first that applies: a Valkyrie carrying; a neighbour's
     Settler; a neighbouring Valkyrie alone; a neighbour's Temple unless a Giant is in f."""
@@ -844,7 +857,7 @@ def _explore(cf, st, p, f):
                 return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _built(cf, st, p):
     n = 0
     for r in range(cf.rune.shape[0]):
@@ -852,7 +865,7 @@ def _built(cf, st, p):
     return n
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _build(cf, st, p, f):
     """§2.3, §3.4 SEED: a Temple by a Settler where no Giant stands (f first)."""
     if _built(cf, st, p) >= cf.ri[S.TEMPLES] or st.res[p, WOOD] < cf.ri[S.TEMPLE_WOOD]:
@@ -866,7 +879,7 @@ def _build(cf, st, p, f):
             return
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _leader(cf, st, p, card, f):
     act = cf.cards[card, CARD_LEADER]
     if act == Leader.SAIL:
@@ -881,7 +894,7 @@ def _leader(cf, st, p, card, f):
 
 # ------------------------------------------------------------------ rune actions
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _smite(cf, st, p, f):
     """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there,
     ties to the first clockwise from p (§4.7: no seat number decides)."""
@@ -899,7 +912,7 @@ def _smite(cf, st, p, f):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attack_in(st, p, r):
     """§2.3, §3.6 Attack Settlers in r: when p's Settlers outnumber every rival's (Valkyries
     never count) and a rival has one, each rival there loses one. True when it happened."""
@@ -922,7 +935,7 @@ def _attack_in(st, p, r):
     return True
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attack(cf, st, p, f):
     """The Attack Settlers Rune action (§4.7): in the first region where it applies, f first."""
     R = cf.rune.shape[0]
@@ -932,7 +945,7 @@ def _attack(cf, st, p, f):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _raid(cf, st, p, f, free):
     """§2.3 by a moored Boat for the Era's Steel; §3.5 SEED free where a unit stands."""
     cost = 0 if free else cf.raid_cost[st.sc[SC_ERA]]
@@ -956,7 +969,7 @@ def _raid(cf, st, p, f, free):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _exchange(cf, st, p):
     hi, lo = 0, 0
     for h in range(1, 3):
@@ -971,13 +984,13 @@ def _exchange(cf, st, p):
     _gain(cf, st, p, lo, k)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _move_giant_between(st, a, b):
     st.giant[b], st.has_giant[b] = st.giant[a], 1
     st.giant[a], st.has_giant[a] = 0, 0
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _move_giant(cf, st, p, f, prm):
     """§3.5 SEED to a neighbour without a Giant: hunters pull one into f, others push f's out."""
     if prm[Param.GIANT_WEIGHT] > 0:
@@ -996,7 +1009,7 @@ def _move_giant(cf, st, p, f, prm):
                 return
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rune_action(cf, st, p, card, f, prm):
     act = cf.cards[card, CARD_RUNEACT]
     if act == RuneAct.SMITE:
@@ -1013,7 +1026,7 @@ def _rune_action(cf, st, p, card, f, prm):
         _raid(cf, st, p, f, True)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _face_up(cf, st, p, card, kind, prm, pol_rng):
     """§2.3: the Leader action, then the Rune action when open, both at the focus region
     (random_legal draws it always; a scored policy works it out only when an action uses it:
@@ -1040,7 +1053,7 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
     _discard(st, card)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _slay(cf, st, p, card, r, kind, pol_rng):
     """§3.3 SEED: sacrifice, take the hidden Giant, +1 Fury to the card's god, no Boon."""
     need = _slay_need(cf, card)
@@ -1067,7 +1080,7 @@ def _slay(cf, st, p, card, r, kind, pol_rng):
 
 # ------------------------------------------------------------------ battles (§2.5, §3.5)
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _return_prize(st, row, end, f):
     n = st.sc[SC_NROW0 + row]
     if end == 0:
@@ -1079,7 +1092,7 @@ def _return_prize(st, row, end, f):
     st.sc[SC_NROW0 + row] = n + 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _take_prize(st, row, end):
     n = st.sc[SC_NROW0 + row]
     if end == 0:
@@ -1092,7 +1105,7 @@ def _take_prize(st, row, end):
     return f
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _win(cf, st, p, s):
     """§2.5: keep the Favor card (a 4th sends the least valuable back), collect the bag."""
     prize = st.bt[s, BT_PRIZE]
@@ -1115,7 +1128,7 @@ def _win(cf, st, p, s):
     _gain(cf, st, p, cf.rune_res[cf.favor_rune[prize]], cf.ri[S.FAVOR_BAG])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _lose(cf, st, p, card, kind, prm, pol_rng):
     """§2.5 Boon and +1 Fury of the card's god (Joker: one chosen Rune, §3.5); §3.6 SEED the
     Valkyrie of that Rune, if on the mat, is deployed."""
@@ -1147,7 +1160,7 @@ def _lose(cf, st, p, card, kind, prm, pol_rng):
         _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _invader_strength(cf, st, inv):
     """§2.5 the Invaders' card: its Strength (a Valkyrie or Einherjar card: the parameter)
     plus invader_growth per earlier Invader card of the Era (assumption)."""
@@ -1158,7 +1171,7 @@ def _invader_strength(cf, st, inv):
     return si + cf.ri[S.INVADER_GROWTH] * st.sc[SC_INVADERS]
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _pay_fighters(cf, st, s):
     """§2.5: each entry pays its Steel or takes no part; Strength at resolution (§6.2; in
     this model it always equals the Strength at play, §4.7). Fighters into ``st.fig``."""
@@ -1178,7 +1191,7 @@ def _pay_fighters(cf, st, s):
     return nf
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
     """§2.5: highest Strength wins, ties lose, a lone fighter meets the Invaders."""
     st.bt[s, BT_OPEN] = 0
@@ -1219,7 +1232,7 @@ def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
     _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _start(cf, st, p, card, code):
     row, end = code // 2, code % 2
     st.bt[p, BT_PRIZE] = _take_prize(st, row, end)
@@ -1229,7 +1242,7 @@ def _start(cf, st, p, card, code):
     _take_card(cf, st, p, card)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _join(cf, st, p, card, s):
     j = st.bt[s, BT_N]
     st.ent[s, j, 0], st.ent[s, j, 1], st.ent[s, j, 2] = p, card, _strength(cf, st, p, card)
@@ -1240,7 +1253,7 @@ def _join(cf, st, p, card, s):
 
 # ------------------------------------------------------------------ turns, Eras, game
 
-@jit(inline="always", nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_card(cf, st, p, kinds, params, pol_rng):
     """§2.3, §3.3, §2.5: p plays the card of the chosen option."""
     kind, prm = kinds[p], params[p]
@@ -1260,7 +1273,7 @@ def _play_card(cf, st, p, kinds, params, pol_rng):
         _slay(cf, st, p, card, x, kind, pol_rng)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _cleanup(cf, st):
     """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below 0);
     after Era 3 only with ``last_era_drain`` (PUBLIC: the game ends there, no Cleanup)."""
@@ -1274,7 +1287,7 @@ def _cleanup(cf, st):
                     st.sc[SC_FURY_MIN] = st.fury[0, g]
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     n = st.settlers.shape[0]
     st.sc[SC_INVADERS] = 0
@@ -1299,7 +1312,7 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     st.sc[SC_OPENER] = _next_opener(cf, st, first)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _next_opener(cf, st, first):
     """§4.7 who holds the Chieftain marker next Era (first: this Era's). most_runes (PUBLIC):
     the most Island Runes, ties to the tied player latest in this Era's turn order; rotate:
@@ -1317,7 +1330,7 @@ def _next_opener(cf, st, first):
     return best_s
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _reset(cf, st):
     _moved(st)
     n, R = st.settlers.shape[0], cf.rune.shape[0]
@@ -1333,11 +1346,8 @@ def _reset(cf, st):
             st.valk[p, g] = -1
         for h in range(3):
             st.res[p, h] = cf.start_res[h]
-        for t in range(N_PL):
-            st.pl[p, t] = 0
-        for e in range(N_EL):
-            for t in range(3):
-                st.el[p, e, t] = 0
+        for t in range(PL_EL0 if cf.ri[S.COUNT_ELEMENTS] == 0 else N_PL):
+            st.pl[p, t] = 0                      # the element counters stay 0 uncounted
         for h in range(N_RUNES):
             st.held[p, h] = 0
         st.mat[p, MAT_SETTLERS] = cf.ri[S.SETTLERS]
@@ -1354,13 +1364,14 @@ def _reset(cf, st):
     st.sc[SC_FIRST_SLAYER], st.sc[SC_FIRST_LOSER] = -1, -1
     st.sc[SC_ERA], st.sc[SC_FURY_MIN], st.sc[SC_FAVOR_MAX] = 0, 0, 0
     st.sc[SC_OPENER] = cf.ri[S.FIRST_SEAT]
+    st.sc[SC_COUNT] = cf.ri[S.COUNT_ELEMENTS]
     m = 0
     for h in range(3):
         m = max(m, cf.start_res[h])
     st.sc[SC_RES_MAX] = m
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _setup_game(cf, st, dice_rng):
     """§4.8 draw order: shuffle the deck, then the Giants (face down, one per region), then the
     Favor cards (two rows); start Settlers (§4.7) and the first control check."""
@@ -1396,14 +1407,14 @@ def _setup_game(cf, st, dice_rng):
     _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _score(cf, st, p):
     """§2.6 Rune points, §3.7 SEED Giant points, Villages."""
     return (_rune_points(cf, st, p, st.fury[0]) + st.pl[p, PL_SLAIN_SUM]
             + cf.ri[S.VILLAGE_VP] * st.pl[p, PL_VILLAGES])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _islands(cf, st, p):
     k = 0
     for r in range(cf.rune.shape[0]):
@@ -1412,7 +1423,7 @@ def _islands(cf, st, p):
     return k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _sum_row(a, p):
     t = 0
     for j in range(a.shape[1]):
@@ -1420,7 +1431,7 @@ def _sum_row(a, p):
     return t
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _final_keys(cf, st):
     """Each seat's §2.6 ranking keys, once, into ``st.keys`` (``KEY_*``)."""
     for p in range(st.settlers.shape[0]):
@@ -1432,7 +1443,7 @@ def _final_keys(cf, st):
         st.keys[p, KEY_RESOURCES] = _sum_row(st.res, p)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _beats(cf, st, p, q):
     """§2.6 tie-breakers (``_final_keys`` first): score, Island Runes, Favor cards, Temples,
     Boats, resources; then the earlier in turn order from the first player (first_seat,
@@ -1443,14 +1454,14 @@ def _beats(cf, st, p, q):
     return _position(cf, st, p) < _position(cf, st, q)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _position(cf, st, p):
     """Turn position of seat p from the first player (0 = first_seat)."""
     n, first = st.settlers.shape[0], cf.ri[S.FIRST_SEAT]
     return p - first if p >= first else p - first + n
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     _setup_game(cf, st, dice_rng)
     for e in range(N_ERAS):
@@ -1459,7 +1470,7 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     return _winner(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _winner(cf, st):
     """§2.6 the winner: the seat that ranks above every other (``_beats``)."""
     _final_keys(cf, st)
@@ -1470,7 +1481,7 @@ def _winner(cf, st):
     return w
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _record(cf, st, g, w, o):
     """Game g's row of ``o`` (after ``_play_game``, which fills ``st.keys``)."""
     o.winner[g] = w
@@ -1492,11 +1503,11 @@ def _record(cf, st, g, w, o):
         o.settlers[g, p] = _sum_row(st.settlers, p)
         o.settlers_mat[g, p] = st.mat[p, MAT_SETTLERS]
         o.valkyries_mat[g, p] = st.mat[p, MAT_VALK]
-        for e in range(N_EL):
-            o.el_taken[g, p, e] = st.el[p, e, EL_TAKEN]
-            o.el_first[g, p, e] = st.el[p, e, EL_FIRST]
-        for c in range(2):
-            o.el_drafted[g, p, c] = st.el[p, EL_CARD0 + 1 + c, EL_DRAFTED]
+        for e in range(N_EL if st.sc[SC_COUNT] else 0):
+            o.el_taken[g, p, e] = st.pl[p, PL_EL0 + 3 * e + EL_TAKEN]
+            o.el_first[g, p, e] = st.pl[p, PL_EL0 + 3 * e + EL_FIRST]
+        for c in range(2 if st.sc[SC_COUNT] else 0):
+            o.el_drafted[g, p, c] = st.pl[p, PL_EL0 + 3 * (EL_CARD0 + 1 + c) + EL_DRAFTED]
     for h in range(N_RUNES):
         o.fury[g, h] = st.fury[0, h]
         o.fury_nodrain[g, h] = st.fury[1, h]
@@ -1539,8 +1550,7 @@ def new_state(c, n: int) -> State:
                  opts=z(MAX_OPTS, 3), fig=z(n, 3), ftmp=z(N_RUNES), sc=z(N_SC),
                  special=z(N_ERAS, 2, 2), infl=z(n, R), gr=z(n, R),
                  fvals=np.zeros(4 + n), cand=z(R),
-                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R), keys=z(n, N_KEYS),
-                 el=z(n, N_EL, 3))
+                 tc=z(N_TC), held=z(n, N_RUNES), rival=z(R), keys=z(n, N_KEYS))
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out) -> None:

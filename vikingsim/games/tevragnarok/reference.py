@@ -41,6 +41,7 @@ class Player:
         self.lost = self.won = 0
         self.slays_by_era = [0] * N_ERAS
         self.forbid = int(g.params[seat][Param.FORBID])
+        self.count = g.rules.count_elements    # the counters below (option, §4.10)
         self.taken = [0] * len(ELEMENTS)        # times taken, per element
         self.first = [0] * len(ELEMENTS)        # Era (1-3) of the first take, 0 = never
         self.drafted = [0] * len(CARDS)         # cards of each kind drafted
@@ -57,6 +58,8 @@ class Player:
 
     def take(self, name, era):
         """Count one take of an element (times, and the Era of the first)."""
+        if not self.count:
+            return
         self.taken[EL[name]] += 1
         if self.first[EL[name]] == 0:
             self.first[EL[name]] = era + 1
@@ -409,7 +412,7 @@ class Game:
                 pack = packs[pl.seat]
                 j = self.pick(pl, pack)
                 kind = self.cards[pack[j]][CARD_KIND]
-                if kind != CardKind.BASE:
+                if kind != CardKind.BASE and pl.count:
                     pl.drafted[kind - 1] += 1
                 pl.hand.append(pack.pop(j))
             packs = [packs[(s - 1) % self.n] for s in range(self.n)]   # pass to the left
