@@ -682,12 +682,13 @@ def _options(cf, st, p, kind, prm, score):
 @jit(inline="always", nrt=False, internal=True)
 def _choose(cf, st, p, kind, prm, pol_rng):
     """§4.5: random_legal uniform over the option list; giant_hunter the first slay; else the
-    best value (first on ties). Returns the option's row in ``st.opts``."""
-    if kind == PolicyKind.RANDOM_LEGAL:
-        return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
-    _turn_cache(cf, st, p)
-    _options(cf, st, p, kind, prm, True)
-    return 0
+    best value (first on ties). Returns the option's row in ``st.opts``. One call site of
+    ``_options`` with a run-time ``score``: two constant ones compiled it twice."""
+    score = kind != PolicyKind.RANDOM_LEGAL
+    if score:
+        _turn_cache(cf, st, p)
+    k = _options(cf, st, p, kind, prm, score)
+    return 0 if score else _rand(pol_rng, k)
 
 
 # ------------------------------------------------------------------ draft (§2.1, §4.7)
