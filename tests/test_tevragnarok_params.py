@@ -53,7 +53,8 @@ def test_options_and_compiled_defaults():
         "valkyrie_card_condition": "per_card", "giant_drain": True,          # §6.3, §3.4
         "last_battles": "resolve", "first_seat": 0,                          # §4.7
         "era_opener": "most_runes", "last_era_drain": False,                 # §4.7, §3.4
-        "attack_after_deploy": True}                                         # §2.3
+        "attack_after_deploy": True,                                         # §2.3
+        "count_elements": False}                                # §4.10 (not a rule: counters)
     c = Rules().compile()
     assert c.ri[RuleSlot.POOL_SUM] == 27 and c.ri[RuleSlot.N_REGIONS] == 8
     assert list(c.dock[0]) == [0, 1] and list(c.dock[1]) == [2, -1]       # a border dock

@@ -9,7 +9,7 @@ import pytest
 
 from tests.test_tevragnarok_harness import K, Pos, card, same
 from vikingsim.core.testing import ScriptedUniform
-from vikingsim.games.tevragnarok.policies import PolicyKind
+from vikingsim.games.tevragnarok.policies import N_PARAMS, PolicyKind
 from vikingsim.games.tevragnarok import reference
 from vikingsim.games.tevragnarok.rules import CardKind, Leader, Rules, RuneAct
 
@@ -363,7 +363,7 @@ def test_a_deployed_valkyrie_takes_control_at_once():
     assert pos.g.control[4] == 1 and pos.g.fury[B] == 1
     c = card(pos.rules, rune=A)
     pos.g.lose(pos.p[0], c)
-    K._lose(pos.cf, pos.st, 0, c, PolicyKind.RANDOM_LEGAL, np.zeros(6), pos.kpol)
+    K._lose(pos.cf, pos.st, 0, c, PolicyKind.RANDOM_LEGAL, np.zeros(N_PARAMS), pos.kpol)
     v = same(pos)
     assert v["valk"][0][A] == 4 and v["control"][4] == 0
     assert v["fury"] == [1, 2, 0]                       # A +1 (the loss), B +1 (the taking)
@@ -740,7 +740,7 @@ def test_start_regions_follow_the_turn_position(params, want):
     region 2, then 4, then 6 (k x 8 // 4); start_clustered: regions 0, 1, 2, 3. So seat 0
     (the fourth player) starts in region 6 (3). Both engines' setup, the same dice."""
     rules = Rules(first_seat=1, params=params)
-    g = reference.Game(rules, [0] * 4, [[0.0] * 6] * 4, np.random.default_rng(5), None)
+    g = reference.Game(rules, [0] * 4, [[0.0] * N_PARAMS] * 4, np.random.default_rng(5), None)
     g.setup()
     cf = rules.compile()
     st = K.new_state(cf, 4)

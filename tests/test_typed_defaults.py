@@ -64,6 +64,7 @@ TEVRAGNAROK = {
     "era_opener": "most_runes",                     # §4.7 [DIZED] Cleanup: most Island Runes
     "last_era_drain": False,                        # §3.4 [DIZED]: the game ends after Era 3
     "attack_after_deploy": True,                    # §2.3 [DIZED] Icon Reference: Attack Settlers
+    "count_elements": False,                        # §4.10: counters only, off (issue 20)
 }
 
 #: Ragnarok's parameter file, every table and key (tevragnarok.md §4.3, §4.4, §4.7, §3)

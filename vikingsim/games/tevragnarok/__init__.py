@@ -39,7 +39,8 @@ from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
 from vikingsim.games.tevragnarok import economics, invariants, kernel, reference
-from vikingsim.games.tevragnarok.policies import POLICY_HELP, POLICY_TYPES, compile_policies
+from vikingsim.games.tevragnarok.policies import (
+    ACTIONS, CARDS, ELEMENTS, POLICY_HELP, POLICY_TYPES, compile_policies)
 from vikingsim.games.tevragnarok.rules import (
     MAX_PLAYERS, N_ERAS, N_RUNES, PRESETS, CompiledRules, Rules, load_params)
 
@@ -92,6 +93,9 @@ def allocate(s: Setup, n: int) -> dict:
     out["special_n"] = np.zeros((n, N_ERAS, 2), np.int16)
     out["special_sum"] = np.zeros((n, N_ERAS, 2), np.int16)
     out["openers"] = np.zeros((n, N_ERAS), np.int8)
+    out["el_taken"] = np.zeros((n, k, len(ELEMENTS)), np.int8)   # times, per element
+    out["el_first"] = np.zeros((n, k, len(ELEMENTS)), np.int8)   # Era of the first, 0 never
+    out["el_drafted"] = np.zeros((n, k, len(CARDS)), np.int8)    # cards of a kind drafted
     return out
 
 
@@ -192,7 +196,84 @@ def tally(s: Setup, out) -> dict:
     for name in ("score", "giant_points", "slays", "lost_battles", "valkyries"):
         t[f"{name}_sum"] = out[name].sum(axis=0, dtype=np.int64)
     t["score_sq"] = (out["score"].astype(np.int64) ** 2).sum(axis=0)
+    t.update(_element_tally(out))
     return t
+
+
+def _element_tally(out) -> dict:
+    """Per seat and element (``ELEMENTS``, shape (seats, elements)): games it was taken in,
+    of those the games the seat won, times taken, the sum of the first take's Era (1-3) over
+    those games; per seat and card kind (``CARDS``): cards drafted and games with one."""
+    taken = out["el_taken"] > 0
+    won = out["winner"].astype(np.int64)[:, None] == np.arange(taken.shape[1])[None, :]
+    drafted = out["el_drafted"]
+    return {"el_taken_games": taken.sum(axis=0, dtype=np.int64),
+            "el_taken_won": (taken & won[:, :, None]).sum(axis=0, dtype=np.int64),
+            "el_taken_sum": out["el_taken"].sum(axis=0, dtype=np.int64),
+            "el_first_sum": out["el_first"].sum(axis=0, dtype=np.int64),
+            "el_drafted_sum": drafted.sum(axis=0, dtype=np.int64),
+            "el_drafted_games": (drafted > 0).sum(axis=0, dtype=np.int64)}
+
+
+def elements(s: Setup) -> tuple:
+    """What a policy's ``forbid`` accepts (``policies.ELEMENTS``): the actions, then the cards."""
+    return ELEMENTS
+
+
+def element_stats(s: Setup, t: dict):
+    """Per seat and element (``ELEMENTS``): one row with ``seat``, ``element``, ``kind``
+    (action or card), ``games``, ``taken_games`` and ``rate`` (games in which the seat took it,
+    with its Clopper-Pearson 95% interval ``rate_lo``/``rate_hi``), ``mean_taken`` (times per
+    game), ``mean_first_era`` (Era of the first take, over the games it was taken), for cards
+    ``drafted_games`` and ``mean_drafted``; ``win_taken`` over the games taken and
+    ``win_not_taken`` over the rest, each with its counts (``won_taken``, ``won_not_taken``,
+    ``not_taken_games``) and Clopper-Pearson interval. A card is *taken* when it is used (a
+    battle, a slay, or face up with its condition met), an action when it is performed.
+
+    Correlation, not cause: a seat takes an element in the games where it suits it, so the
+    win rate when taken against not taken mixes the element's worth with the situations that
+    lead to it; restricted play (``forbid``, paired seeds) measures the worth. Needs a run
+    with the option ``count_elements`` (off by default: counting costs about 7% of the
+    kernel's speed); without it, one InputError line.
+    """
+    if not s.rules.count_elements:
+        raise InputError("tevragnarok: the element counts need the option count_elements "
+                         "(--set count_elements=true)")
+    import pandas as pd  # here: 'vikingsim games' stays light
+    from scipy.stats import binomtest
+
+    def cp(k, n):
+        if n == 0:
+            return np.nan, np.nan, np.nan
+        ci = binomtest(int(k), int(n)).proportion_ci(0.95, method="exact")
+        return k / n, ci.low, ci.high
+
+    wins = np.asarray(t["wins"], np.int64)
+    games = int(wins.sum())                      # every game has one winner (never truncated)
+    rows = []
+    for seat in range(len(wins)):
+        for e, name in enumerate(ELEMENTS):
+            tg, tw = int(t["el_taken_games"][seat, e]), int(t["el_taken_won"][seat, e])
+            ng, nw = games - tg, int(wins[seat]) - tw
+            rate, rlo, rhi = cp(tg, games)
+            wt, wtlo, wthi = cp(tw, tg)
+            wn, wnlo, wnhi = cp(nw, ng)
+            row = {"seat": seat, "element": name,
+                   "kind": "action" if name in ACTIONS else "card", "games": games,
+                   "taken_games": tg, "rate": rate, "rate_lo": rlo, "rate_hi": rhi,
+                   "mean_taken": int(t["el_taken_sum"][seat, e]) / games if games else np.nan,
+                   "mean_first_era": int(t["el_first_sum"][seat, e]) / tg if tg else np.nan,
+                   "drafted_games": 0, "mean_drafted": np.nan,
+                   "won_taken": tw, "win_taken": wt, "win_taken_lo": wtlo,
+                   "win_taken_hi": wthi, "not_taken_games": ng, "won_not_taken": nw,
+                   "win_not_taken": wn, "win_not_taken_lo": wnlo, "win_not_taken_hi": wnhi}
+            if name in CARDS:
+                c = CARDS.index(name)
+                row["drafted_games"] = int(t["el_drafted_games"][seat, c])
+                row["mean_drafted"] = int(t["el_drafted_sum"][seat, c]) / games if games \
+                    else np.nan
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def summarize(s: Setup, t: dict, n: int) -> dict:
@@ -276,6 +357,8 @@ GAME = GameSpec(
     first_player_option="first_seat",
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
+    elements=elements,
+    element_stats=element_stats,
     bench_options={},
     bench_players=4,
     help_text="params: every invented number (params.toml); --set params=my.toml or a preset "

@@ -4,9 +4,15 @@ Arrays in, arrays out, no checks, no allocation (``@jit(nrt=False)``): ``play_bl
 Python) allocates one block's scratch ``State`` and passes it in. Flow: ``_play_block`` ->
 ``_play_game`` -> ``_setup_game``, ``_play_era`` (``_draft``, then per turn ``_resolve``
 and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay``; then
-``_cleanup``) -> ``_record``. Speed: the per-turn chain is inlined (``inline="always"``)
-because every real call copies the whole State and CompiledRules (about 400 machine words)
-onto the stack; ``docs/benchmarks.md`` has the profile. Draws: the dice stream for every
+``_cleanup``) -> ``_record``. Speed: the per-turn chain and the small helpers are inlined
+by LLVM (``inline="llvm"``) because every real call copies the whole State and CompiledRules
+(about 400 machine words) onto the stack. Compile time: every function but ``_play_block``
+is ``internal`` (no CPython wrapper unboxing 50 arrays); numba inlines (``inline="always"``)
+only the four small bodies with one call site each that chain the block to a turn
+(``_play_game``, ``_play_era``, ``_play_card``, ``_choose``), so the whole kernel is
+optimized and emitted once, in ``_play_block``, not once per level; numba's IR inlining of
+the whole chain (before) retyped the grown Era function at every site, most of the first
+run's 60-90 s of CPU. ``docs/benchmarks.md`` has both profiles. Draws: the dice stream for every
 shuffle and draw (deck, Giants, Favor cards, deals, Invader cards), the policy stream for
 ``random_legal``'s choices only.
 
@@ -39,7 +45,7 @@ import numpy as np
 
 from vikingsim.core.cards import _draw, _shuffle
 from vikingsim.core.jit import jit
-from vikingsim.games.tevragnarok.policies import Param, PolicyKind
+from vikingsim.games.tevragnarok.policies import ELEMENTS, Param, PolicyKind
 from vikingsim.games.tevragnarok.rules import CompiledRules as Cfg  # the kernel's view
 from vikingsim.games.tevragnarok.rules import (
     BOAT_INFLUENCE, CARD_COST, CARD_KIND, CARD_LEADER, CARD_NEED, CARD_RUNE, CARD_RUNEACT,
@@ -52,15 +58,15 @@ FACE_UP, START, JOIN, SLAY = 0, 1, 2, 3
 # per-seat counters
 PL_SLAIN_N, PL_SLAIN_SUM, PL_VILLAGES, PL_LOST, PL_WON = 0, 1, 2, 3, 4
 PL_ERA0 = 5                                   # slays in Era e at PL_ERA0 + e
-N_PL = PL_ERA0 + N_ERAS
+PL_EL0 = PL_ERA0 + N_ERAS                     # element e's counter t at PL_EL0 + 3 e + t
 MAT_SETTLERS, MAT_VALK = 0, 1
 # open battle: open flag, prize, row, end, entries
 BT_OPEN, BT_PRIZE, BT_ROW, BT_END, BT_N = 0, 1, 2, 3, 4
 N_BT = 5
 # game scalars
 SC_FIRST_SLAYER, SC_FIRST_LOSER, SC_INVADERS, SC_ERA, SC_RES_MAX, SC_FURY_MIN, SC_FAVOR_MAX, \
-    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE, SC_OPENER = range(13)
-SC_OPENED0 = 13                               # + e: the seat that opened Era e (the record)
+    SC_NDECK, SC_NDISC, SC_NROW0, SC_NROW1, SC_CONTROL_STALE, SC_OPENER, SC_COUNT = range(14)
+SC_OPENED0 = 14                               # + e: the seat that opened Era e (the record)
 N_SC = SC_OPENED0 + N_ERAS
 ALL_REGIONS = (1 << 16) - 1                   # SC_CONTROL_STALE: bit r = region r changed
 # turn cache (``_turn_cache``): what every option of one choice shares, for the chooser
@@ -74,6 +80,18 @@ N_TC = 12
 # a seat's final ranking keys (§2.6, ``_final_keys``), in tie-breaker order
 KEY_SCORE, KEY_ISLANDS, KEY_FAVORS, KEY_TEMPLES, KEY_BOATS, KEY_RESOURCES = range(6)
 N_KEYS = 6
+# elements (``policies.ELEMENTS``): restricted play (bit e of Param.FORBID) and the counters
+# ``st.pl[p, PL_EL0 + 3 e + EL_*]``: times taken, Era (1-3) of the first take, cards drafted
+EL_START, EL_JOIN, EL_SLAY, EL_DEPLOY = 0, 1, 2, 3
+EL_LEADER0 = 4                                # + Leader
+EL_RUNE0 = 8                                  # + RuneAct
+EL_CARD0 = 13                                 # + CardKind (Valkyrie 14, Einherjar 15)
+N_EL = EL_CARD0 + 3
+EL_TAKEN, EL_FIRST, EL_DRAFTED = 0, 1, 2
+N_PL = PL_EL0 + 3 * N_EL          # in ``pl``, not an array of their own: every real call
+                                  # copies each State array's shape and strides
+assert ELEMENTS[EL_DEPLOY] == "deploy_valkyrie" and ELEMENTS[EL_RUNE0] == "smite"
+assert ELEMENTS[EL_CARD0 + CardKind.VALKYRIE] == "valkyrie_card" and len(ELEMENTS) == N_EL
 MAX_HAND = 8
 MAX_OPTS = MAX_HAND * (1 + 4 + 4 + N_GIANTS)
 
@@ -148,16 +166,52 @@ class Out(NamedTuple):
     special_n: np.ndarray
     special_sum: np.ndarray
     openers: np.ndarray
+    el_taken: np.ndarray
+    el_first: np.ndarray
+    el_drafted: np.ndarray
 
 
 # ------------------------------------------------------------------ small helpers
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rand(pol_rng, n):
     return int(pol_rng.random() * n)
 
 
-@jit(inline="always", nrt=False)
+@jit(nrt=False, internal=True)
+def _allowed(prm, e):
+    """Restricted play: the seat's policy does not forbid element e (``Param.FORBID``)."""
+    f = prm[Param.FORBID]
+    return f == 0.0 or (int(f) >> e) & 1 == 0       # nothing forbidden: one comparison
+
+
+@jit(inline="llvm", nrt=False, internal=True)
+def _card_allowed(cf, prm, card):
+    """A base card is never forbidden; a Valkyrie or Einherjar card when its kind is."""
+    kind = cf.cards[card, CARD_KIND]
+    return kind == CardKind.BASE or _allowed(prm, EL_CARD0 + kind)
+
+
+@jit(inline="llvm", nrt=False, internal=True)
+def _take(st, p, e):
+    """Count one take of element e by p: times, and the Era (1-3) of the first (with the
+    option ``count_elements``, ``SC_COUNT``)."""
+    if st.sc[SC_COUNT] == 0:
+        return
+    st.pl[p, PL_EL0 + 3 * e + EL_TAKEN] += 1
+    if st.pl[p, PL_EL0 + 3 * e + EL_FIRST] == 0:
+        st.pl[p, PL_EL0 + 3 * e + EL_FIRST] = st.sc[SC_ERA] + 1
+
+
+@jit(inline="llvm", nrt=False, internal=True)
+def _take_card(cf, st, p, card):
+    """The card was used (a battle, a slay, or face up with its condition met)."""
+    kind = cf.cards[card, CARD_KIND]
+    if kind != CardKind.BASE:
+        _take(st, p, EL_CARD0 + kind)
+
+
+@jit(inline="llvm", nrt=False, internal=True)
 def _gain(cf, st, p, kind, k):
     """§2.2: resources capped (start.resource_cap, 7)."""
     cap = cf.ri[S.CAP]
@@ -167,19 +221,19 @@ def _gain(cf, st, p, kind, k):
         st.sc[SC_RES_MAX] = st.res[p, kind]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _moved(st):
     """Units may have moved anywhere: control must be checked again in every region."""
     st.sc[SC_CONTROL_STALE] = ALL_REGIONS
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _changed(st, r):
     """Influence or ground units changed in region r: check its control again."""
     st.sc[SC_CONTROL_STALE] |= 1 << r
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_settlers(st, p, r, k):
     """k Settlers more (or fewer) on region r, with their Influence and ground count (§2.4)."""
     _changed(st, r)
@@ -188,7 +242,7 @@ def _add_settlers(st, p, r, k):
     st.gr[p, r] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_temples(st, p, r, k):
     _changed(st, r)
     st.temples[p, r] += k
@@ -196,7 +250,7 @@ def _add_temples(st, p, r, k):
     st.gr[p, r] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_boats(cf, st, p, d, k):
     """§3.2: a moored Boat counts for each region of its dock (a Boat is no ground unit)."""
     st.boats[p, d] += k
@@ -207,7 +261,7 @@ def _add_boats(cf, st, p, d, k):
         _changed(st, cf.dock[d, 1])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _set_valkyrie(st, p, g, r):
     """§3.6: Valkyrie g of seat p to region r (2 Influence, a ground unit)."""
     old = st.valk[p, g]
@@ -221,19 +275,19 @@ def _set_valkyrie(st, p, g, r):
     st.gr[p, r] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _add_fury(st, g, k):
     st.fury[0, g] += k
     st.fury[1, g] += k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _deployed(st, p):
     """Valkyries of p on the board: those not on its mat (§3.6)."""
     return N_VALKYRIES - st.mat[p, MAT_VALK]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _deployed_count(st, p):
     """The same, counted on the board (the record, so the invariants can compare the two)."""
     n = 0
@@ -243,7 +297,7 @@ def _deployed_count(st, p):
     return n
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _valk_in(st, p, r):
     n = 0
     for g in range(N_VALKYRIES):
@@ -252,7 +306,7 @@ def _valk_in(st, p, r):
     return n
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _adjacent(cf, a, b):
     for j in range(MAX_DEGREE):
         if cf.adj[a, j] == b:
@@ -260,12 +314,12 @@ def _adjacent(cf, a, b):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _serves(cf, d, r):
     return cf.dock[d, 0] == r or cf.dock[d, 1] == r
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _influence_all(cf, st):
     """§2.4, §3.2, §3.6 for every seat and region at once, into ``st.infl`` (Settler 1,
     Temple 4, moored Boat 2 per region of its dock, Valkyrie 2) and ``st.gr`` (ground units:
@@ -296,7 +350,7 @@ def _influence_all(cf, st):
             st.held[st.control[r], cf.rune[r]] += 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _update_control(cf, st):
     """§2.4, §3.6: a unique most-Influence player with ground units takes the Rune (+1 Fury);
     a holder without ground units and no such challenger returns it."""
@@ -330,7 +384,7 @@ def _update_control(cf, st):
             st.held[holder, g] -= 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rank_index(f, g):
     """§2.6: 0 = rank 1; tied gods take the lower value."""
     k = 0
@@ -340,7 +394,7 @@ def _rank_index(f, g):
     return k
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _rune_points(cf, st, p, f):
     """§2.6: each held Island Rune and Favor card scores its god's rank value under Fury f."""
     pts = 0
@@ -352,7 +406,7 @@ def _rune_points(cf, st, p, f):
     return pts
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _points_with(cf, st, p, g):
     """Rune points if god g had 1 more Fury."""
     for h in range(N_RUNES):
@@ -360,7 +414,7 @@ def _points_with(cf, st, p, g):
     return _rune_points(cf, st, p, st.ftmp)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _fill_rune_points(cf, st, p):
     """p's Rune points today and with 1 more Fury of each god, into ``st.tc``
     (``TC_RUNE_PTS*``)."""
@@ -370,7 +424,7 @@ def _fill_rune_points(cf, st, p):
     st.tc[TC_RUNE_PTS_SET] = 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _best_gain_rune(st):
     """The god whose +1 Fury gains the most Rune points (first on ties), from ``st.tc``."""
     best, best_g = -1e300, 0
@@ -381,14 +435,14 @@ def _best_gain_rune(st):
     return best_g
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _best_fury_rune(cf, st, p):
     """A Joker's god (§3.5): the one whose +1 Fury gains p the most Rune points."""
     _fill_rune_points(cf, st, p)
     return _best_gain_rune(st)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _strength(cf, st, p, card):
     """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain; a base card
     its printed Strength (the special cards print 0, ``make_cards``: no branch on the kind)."""
@@ -398,7 +452,7 @@ def _strength(cf, st, p, card):
             + (kind == CardKind.EINHERJAR) * (STRENGTH_PER_UNIT * st.pl[p, PL_SLAIN_N]))
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _slay_need(cf, card):
     """§3.3 SEED: 3 Settlers, 2 with an Einherjar card."""
     if cf.cards[card, CARD_KIND] == CardKind.EINHERJAR:
@@ -406,7 +460,7 @@ def _slay_need(cf, card):
     return SLAY_SETTLERS
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _can_slay(cf, st, p, card, r):
     """§3.3 SEED: a Giant, the Settlers and a Valkyrie in r (a Valkyrie card stands in for it)."""
     if st.has_giant[r] == 0 or st.settlers[p, r] < _slay_need(cf, card):
@@ -415,7 +469,7 @@ def _can_slay(cf, st, p, card, r):
     return cf.cards[card, CARD_KIND] == CardKind.VALKYRIE or valk_here > 0
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _face_up_ok(cf, st, p, card):
     """§3.5 SEED: Einherjar need a Giant slain; Valkyrie cards Valkyries deployed (§6.3)."""
     kind = cf.cards[card, CARD_KIND]
@@ -428,7 +482,7 @@ def _face_up_ok(cf, st, p, card):
             & ((kind != CardKind.VALKYRIE) | valk_ok))
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _runes_enough(cf, st, p, card):
     """§2.2: the card's Rune (a Joker: the best) plus the held Islands' Runes reach the
     Rune action's count."""
@@ -445,7 +499,7 @@ def _runes_enough(cf, st, p, card):
 
 # ------------------------------------------------------------------ policy values (§4.7)
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _focus(cf, st, p, kind, prm, pol_rng):
     """Focus region: an unheld Rune's value, less half the Influence gap to the strongest
     rival, plus giant_weight on a Giant; random_legal: uniform (one policy draw)."""
@@ -472,7 +526,7 @@ def _focus(cf, st, p, kind, prm, pol_rng):
     return best_r
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _turn_cache(cf, st, p):
     """What every option of p's choice shares, into ``st.tc`` (``TC_*``): Favor card values
     at today's ranks and the least valuable held one."""
@@ -487,7 +541,7 @@ def _turn_cache(cf, st, p):
     st.tc[TC_RUNE_PTS_SET] = 0
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _favor_value(cf, st, p, f):
     """A Favor card's value to p (``_turn_cache`` first): its points, less the card sent
     back when the hand of Favor cards is full."""
@@ -497,7 +551,7 @@ def _favor_value(cf, st, p, f):
     return v
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _slay_value(cf, st, p, card, prm):
     """Expected Giant value plus the Rune points of the card's Fury (a Joker: the best god,
     first on ties), less the Settlers. The Rune points are worked out at the choice's first
@@ -513,27 +567,28 @@ def _slay_value(cf, st, p, card, prm):
     return ev + after - base - prm[Param.SETTLER_VALUE] * _slay_need(cf, card)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _card_values(cf, st, p, card, prm):
     """What a card's options' values share (§4.7): the face-up value, and for a battle the
     win chance pw, (1 - pw) x the loss value and whether its Steel can be paid."""
     n = 0
-    if _face_up_ok(cf, st, p, card):
-        n += 1
+    if _face_up_ok(cf, st, p, card) and _card_allowed(cf, prm, card):   # allowed actions only
+        n += _allowed(prm, EL_LEADER0 + cf.cards[card, CARD_LEADER])
         if _runes_enough(cf, st, p, card):
-            n += 1
+            n += _allowed(prm, EL_RUNE0 + cf.cards[card, CARD_RUNEACT])
     face = prm[Param.FACE_UP_VALUE] * n
     s = _strength(cf, st, p, card)
     pw = min(1.0, s / (cf.ri[S.STRENGTH_HI] + 1))
     g = cf.cards[card, CARD_RUNE]
     joker = g == JOKER
     on_mat = st.valk[p, 0 if joker else g] < 0       # the Valkyrie a loss would deploy
-    deploys = (joker & (_deployed(st, p) < N_VALKYRIES)) | ((not joker) & on_mat)
+    deploys = ((joker & (_deployed(st, p) < N_VALKYRIES)) | ((not joker) & on_mat)) & _allowed(
+        prm, EL_DEPLOY)
     lose = cf.ri[S.BOON] * prm[Param.RESOURCE_VALUE] + deploys * prm[Param.VALKYRIE_VALUE]
     return face, pw, (1.0 - pw) * lose, st.res[p, STEEL] >= cf.cards[card, CARD_COST]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _battle_value(pw, lose, afford, win):
     """A battle option's value from its card's ``_card_values`` (win chance pw, (1 - pw) x the
     loss value, Steel paid) and its prize's ``_prize_value`` (§4.7): pw x win + that."""
@@ -542,13 +597,13 @@ def _battle_value(pw, lose, afford, win):
     return pw * win + lose
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _prize_value(cf, st, p, prm, f):
     """What winning Favor card f is worth to p: its Favor value plus the Favor bag."""
     return _favor_value(cf, st, p, f) + cf.ri[S.FAVOR_BAG] * prm[Param.RESOURCE_VALUE]
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _offer(st, k, best, score, v, i, use, x):
     """One option of ``_options``: listed at row k, or (score) kept in row 0 when its value v
     beats the best so far (first on ties). Returns the new (k, best)."""
@@ -561,7 +616,7 @@ def _offer(st, k, best, score, v, i, use, x):
     return k, best
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _options(cf, st, p, kind, prm, score):
     """The fixed option list (§4.7), per card in hand: face up, start a battle at each row
     end, join each open battle, slay in each region where it can. ``score`` false: the list
@@ -570,19 +625,20 @@ def _options(cf, st, p, kind, prm, score):
     returns 1."""
     n = st.settlers.shape[0]
     nc = 0                                       # regions where some card could slay
-    if kind != PolicyKind.NO_GIANTS:
+    if kind != PolicyKind.NO_GIANTS and _allowed(prm, EL_SLAY):
         for r in range(cf.rune.shape[0]):         # written always, kept when it counts
             st.cand[nc] = r
             nc += (st.has_giant[r] != 0) & (st.settlers[p, r] >= SLAY_SETTLERS_EINHERJAR)
     joinable = 0                                 # bit s: seat s's open battle
+    can_join = _allowed(prm, EL_JOIN)
     for s in range(n):
-        ok = (s != p) & (st.bt[s, BT_OPEN] == 1)
+        ok = (s != p) & (st.bt[s, BT_OPEN] == 1) & can_join
         for j in range(st.bt[s, BT_N]):
             ok &= st.ent[s, j, 0] != p           # not joined yet
         joinable |= ok << s
         if score and ok:                         # its prize (fvals 4 + s)
             st.fvals[4 + s] = _prize_value(cf, st, p, prm, st.bt[s, BT_PRIZE])
-    can_start = st.bt[p, BT_OPEN] == 0
+    can_start = (st.bt[p, BT_OPEN] == 0) & _allowed(prm, EL_START)
     if score and can_start:                      # each row end's prize (fvals 0..3)
         for x in range(4):
             row, end = x // 2, x % 2
@@ -598,6 +654,8 @@ def _options(cf, st, p, kind, prm, score):
         if score:
             face, pw, lose, afford = _card_values(cf, st, p, card, prm)
         k, best = _offer(st, k, best, score, face, i, FACE_UP, 0)
+        if not _card_allowed(cf, prm, card):
+            continue                             # restricted play: face up, no actions
         if can_start:
             for row in range(2):
                 if st.sc[SC_NROW0 + row] > 0:
@@ -621,42 +679,56 @@ def _options(cf, st, p, kind, prm, score):
     return k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _choose(cf, st, p, kind, prm, pol_rng):
     """§4.5: random_legal uniform over the option list; giant_hunter the first slay; else the
-    best value (first on ties). Returns the option's row in ``st.opts``."""
-    if kind == PolicyKind.RANDOM_LEGAL:
-        return _rand(pol_rng, _options(cf, st, p, kind, prm, False))
-    _turn_cache(cf, st, p)
-    _options(cf, st, p, kind, prm, True)
-    return 0
+    best value (first on ties). Returns the option's row in ``st.opts``. One call site of
+    ``_options`` with a run-time ``score``: two constant ones compiled it twice."""
+    score = kind != PolicyKind.RANDOM_LEGAL
+    if score:
+        _turn_cache(cf, st, p)
+    k = _options(cf, st, p, kind, prm, score)
+    return 0 if score else _rand(pol_rng, k)
 
 
 # ------------------------------------------------------------------ draft (§2.1, §4.7)
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _draw_card(st, dice_rng):
     card, nd, nc = _draw(st.deck, st.sc[SC_NDECK], st.disc, st.sc[SC_NDISC], dice_rng)
     st.sc[SC_NDECK], st.sc[SC_NDISC] = nd, nc
     return card
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _discard(st, card):
     st.disc[st.sc[SC_NDISC]] = card
     st.sc[SC_NDISC] += 1
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _pick(cf, st, p, a, kind, prm, pol_rng):
     """§4.7: seat p picks from pack a: random_legal uniform, else the strongest card (a
     Valkyrie or Einherjar card: + special_bonus), first on ties."""
-    m = st.npack[a]
+    m, ok = st.npack[a], st.npack[a]             # ok: cards not forbidden (restricted play)
+    if prm[Param.FORBID] != 0.0:
+        ok = 0
+        for j in range(m):
+            ok += _card_allowed(cf, prm, st.pack[a, j])
     if kind == PolicyKind.RANDOM_LEGAL:
-        return _rand(pol_rng, m)
+        if ok == m or ok == 0:
+            return _rand(pol_rng, m)
+        t = _rand(pol_rng, ok)                   # the t-th allowed card
+        for j in range(m):
+            if _card_allowed(cf, prm, st.pack[a, j]):
+                if t == 0:
+                    return j
+                t -= 1
     best, best_j = -1e300, 0
     for j in range(m):
         c = st.pack[a, j]
+        if ok < m and ok > 0 and not _card_allowed(cf, prm, c):
+            continue                             # a forbidden kind only when forced
         v = _strength(cf, st, p, c) + prm[Param.SPECIAL_BONUS] * (cf.cards[c, CARD_KIND]
                                                                  != CardKind.BASE)
         if v > best:
@@ -664,13 +736,13 @@ def _pick(cf, st, p, a, kind, prm, pol_rng):
     return best_j
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _hand_size(cf, st):
     """§4.3: the Era's hand size (params ``economy.draft_size``, Era 1 4 PUBLIC)."""
     return cf.ri[S.DRAFT_ERA1 + st.sc[SC_ERA]]
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _draft(cf, st, kinds, params, dice_rng, pol_rng):
     """§2.1, §4.7: hands dealt and picked seat by seat from the first player (first_seat)
     clockwise, so the seat numbers mean nothing but the table's order."""
@@ -686,6 +758,9 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
             p = first + i if first + i < n else first + i - n
             a = p - shift if p >= shift else p - shift + n          # p holds seat p-rnd's
             j = _pick(cf, st, p, a, kinds[p], params[p], pol_rng)
+            kind = cf.cards[st.pack[a, j], CARD_KIND]
+            if kind != CardKind.BASE and st.sc[SC_COUNT]:
+                st.pl[p, PL_EL0 + 3 * (EL_CARD0 + kind) + EL_DRAFTED] += 1
             st.hand[p, st.nhand[p]] = st.pack[a, j]
             st.nhand[p] += 1
             for t in range(j, st.npack[a] - 1):
@@ -695,7 +770,7 @@ def _draft(cf, st, kinds, params, dice_rng, pol_rng):
 
 # ------------------------------------------------------------------ leader actions
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _sail(cf, st, p, f):
     """§2.3, §3.2: a Boat to the first dock serving f (mat first), Settlers at 1 Food each."""
     dock = 0
@@ -720,7 +795,7 @@ def _sail(cf, st, p, f):
         _attack_in(st, p, f)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _harvest(cf, st, p):
     """§2.3, §3.6: the scarcest kind, plus each deployed Valkyrie's bonus."""
     kind = 0
@@ -733,7 +808,7 @@ def _harvest(cf, st, p):
             _gain(cf, st, p, cf.rune_res[g], cf.ri[S.VALK_BONUS])
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _carry(cf, st, p, f):
     """§3.6 SEED: a neighbouring Valkyrie flies to f carrying a Settler (1 Food) or else a
     Temple (3 Steel; §3.4 SEED not into a Giant's region). False when none can carry."""
@@ -757,7 +832,7 @@ def _carry(cf, st, p, f):
     return False
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _explore(cf, st, p, f):
     """§2.3, §3.2, §3.6 into f, the first that applies: a Valkyrie carrying; a neighbour's
     Settler; a neighbouring Valkyrie alone; a neighbour's Temple unless a Giant is in f."""
@@ -783,7 +858,7 @@ def _explore(cf, st, p, f):
                 return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _built(cf, st, p):
     n = 0
     for r in range(cf.rune.shape[0]):
@@ -791,7 +866,7 @@ def _built(cf, st, p):
     return n
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _build(cf, st, p, f):
     """§2.3, §3.4 SEED: a Temple by a Settler where no Giant stands (f first)."""
     if _built(cf, st, p) >= cf.ri[S.TEMPLES] or st.res[p, WOOD] < cf.ri[S.TEMPLE_WOOD]:
@@ -805,7 +880,7 @@ def _build(cf, st, p, f):
             return
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _leader(cf, st, p, card, f):
     act = cf.cards[card, CARD_LEADER]
     if act == Leader.SAIL:
@@ -820,7 +895,7 @@ def _leader(cf, st, p, card, f):
 
 # ------------------------------------------------------------------ rune actions
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _smite(cf, st, p, f):
     """§2.3, §3.6: one rival Settler (never a Valkyrie), f first; the rival with most there,
     ties to the first clockwise from p (§4.7: no seat number decides)."""
@@ -838,7 +913,7 @@ def _smite(cf, st, p, f):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attack_in(st, p, r):
     """§2.3, §3.6 Attack Settlers in r: when p's Settlers outnumber every rival's (Valkyries
     never count) and a rival has one, each rival there loses one. True when it happened."""
@@ -861,7 +936,7 @@ def _attack_in(st, p, r):
     return True
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attack(cf, st, p, f):
     """The Attack Settlers Rune action (§4.7): in the first region where it applies, f first."""
     R = cf.rune.shape[0]
@@ -871,7 +946,7 @@ def _attack(cf, st, p, f):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _raid(cf, st, p, f, free):
     """§2.3 by a moored Boat for the Era's Steel; §3.5 SEED free where a unit stands."""
     cost = 0 if free else cf.raid_cost[st.sc[SC_ERA]]
@@ -895,7 +970,7 @@ def _raid(cf, st, p, f, free):
             return
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _exchange(cf, st, p):
     hi, lo = 0, 0
     for h in range(1, 3):
@@ -910,13 +985,13 @@ def _exchange(cf, st, p):
     _gain(cf, st, p, lo, k)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _move_giant_between(st, a, b):
     st.giant[b], st.has_giant[b] = st.giant[a], 1
     st.giant[a], st.has_giant[a] = 0, 0
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _move_giant(cf, st, p, f, prm):
     """§3.5 SEED to a neighbour without a Giant: hunters pull one into f, others push f's out."""
     if prm[Param.GIANT_WEIGHT] > 0:
@@ -935,7 +1010,7 @@ def _move_giant(cf, st, p, f, prm):
                 return
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _rune_action(cf, st, p, card, f, prm):
     act = cf.cards[card, CARD_RUNEACT]
     if act == RuneAct.SMITE:
@@ -952,12 +1027,12 @@ def _rune_action(cf, st, p, card, f, prm):
         _raid(cf, st, p, f, True)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _face_up(cf, st, p, card, kind, prm, pol_rng):
     """§2.3: the Leader action, then the Rune action when open, both at the focus region
     (random_legal draws it always; a scored policy works it out only when an action uses it:
     all but Harvest and Exchange)."""
-    ok = _face_up_ok(cf, st, p, card)
+    ok = _face_up_ok(cf, st, p, card) and _card_allowed(cf, prm, card)
     ok_rune = ok and _runes_enough(cf, st, p, card)
     f = 0
     if kind == PolicyKind.RANDOM_LEGAL or (ok and (
@@ -965,15 +1040,21 @@ def _face_up(cf, st, p, card, kind, prm, pol_rng):
             or (ok_rune and cf.cards[card, CARD_RUNEACT] != RuneAct.EXCHANGE))):
         f = _focus(cf, st, p, kind, prm, pol_rng)
     if ok:
-        _leader(cf, st, p, card, f)
-        _update_control(cf, st)
-        if ok_rune:
+        _take_card(cf, st, p, card)
+        e = EL_LEADER0 + cf.cards[card, CARD_LEADER]
+        if _allowed(prm, e):                     # the actions are optional (PUBLIC)
+            _take(st, p, e)
+            _leader(cf, st, p, card, f)
+            _update_control(cf, st)
+        e = EL_RUNE0 + cf.cards[card, CARD_RUNEACT]
+        if ok_rune and _allowed(prm, e):
+            _take(st, p, e)
             _rune_action(cf, st, p, card, f, prm)
             _update_control(cf, st)
     _discard(st, card)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _slay(cf, st, p, card, r, kind, pol_rng):
     """§3.3 SEED: sacrifice, take the hidden Giant, +1 Fury to the card's god, no Boon."""
     need = _slay_need(cf, card)
@@ -990,6 +1071,8 @@ def _slay(cf, st, p, card, r, kind, pol_rng):
             g = _best_fury_rune(cf, st, p)
     _add_fury(st, g, 1)
     st.pl[p, PL_ERA0 + st.sc[SC_ERA]] += 1
+    _take(st, p, EL_SLAY)
+    _take_card(cf, st, p, card)
     if st.sc[SC_FIRST_SLAYER] < 0:
         st.sc[SC_FIRST_SLAYER] = p
     _discard(st, card)
@@ -998,7 +1081,7 @@ def _slay(cf, st, p, card, r, kind, pol_rng):
 
 # ------------------------------------------------------------------ battles (§2.5, §3.5)
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _return_prize(st, row, end, f):
     n = st.sc[SC_NROW0 + row]
     if end == 0:
@@ -1010,7 +1093,7 @@ def _return_prize(st, row, end, f):
     st.sc[SC_NROW0 + row] = n + 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _take_prize(st, row, end):
     n = st.sc[SC_NROW0 + row]
     if end == 0:
@@ -1023,7 +1106,7 @@ def _take_prize(st, row, end):
     return f
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _win(cf, st, p, s):
     """§2.5: keep the Favor card (a 4th sends the least valuable back), collect the bag."""
     prize = st.bt[s, BT_PRIZE]
@@ -1046,7 +1129,7 @@ def _win(cf, st, p, s):
     _gain(cf, st, p, cf.rune_res[cf.favor_rune[prize]], cf.ri[S.FAVOR_BAG])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _lose(cf, st, p, card, kind, prm, pol_rng):
     """§2.5 Boon and +1 Fury of the card's god (Joker: one chosen Rune, §3.5); §3.6 SEED the
     Valkyrie of that Rune, if on the mat, is deployed."""
@@ -1067,7 +1150,8 @@ def _lose(cf, st, p, card, kind, prm, pol_rng):
                 g = _best_fury_rune(cf, st, p)
     _gain(cf, st, p, cf.rune_res[g], cf.ri[S.BOON])
     _add_fury(st, g, 1)
-    if st.valk[p, g] < 0:
+    if st.valk[p, g] < 0 and _allowed(prm, EL_DEPLOY):        # SEED: "you may also choose"
+        _take(st, p, EL_DEPLOY)
         if kind == PolicyKind.RANDOM_LEGAL:
             r = _rand(pol_rng, cf.rune.shape[0])
         else:
@@ -1077,7 +1161,7 @@ def _lose(cf, st, p, card, kind, prm, pol_rng):
         _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _invader_strength(cf, st, inv):
     """§2.5 the Invaders' card: its Strength (a Valkyrie or Einherjar card: the parameter)
     plus invader_growth per earlier Invader card of the Era (assumption)."""
@@ -1088,7 +1172,7 @@ def _invader_strength(cf, st, inv):
     return si + cf.ri[S.INVADER_GROWTH] * st.sc[SC_INVADERS]
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _pay_fighters(cf, st, s):
     """§2.5: each entry pays its Steel or takes no part; Strength at resolution (§6.2; in
     this model it always equals the Strength at play, §4.7). Fighters into ``st.fig``."""
@@ -1108,7 +1192,7 @@ def _pay_fighters(cf, st, s):
     return nf
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
     """§2.5: highest Strength wins, ties lose, a lone fighter meets the Invaders."""
     st.bt[s, BT_OPEN] = 0
@@ -1149,24 +1233,28 @@ def _resolve(cf, st, s, kinds, params, dice_rng, pol_rng):
     _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _start(cf, st, p, card, code):
     row, end = code // 2, code % 2
     st.bt[p, BT_PRIZE] = _take_prize(st, row, end)
     st.bt[p, BT_OPEN], st.bt[p, BT_ROW], st.bt[p, BT_END], st.bt[p, BT_N] = 1, row, end, 1
     st.ent[p, 0, 0], st.ent[p, 0, 1], st.ent[p, 0, 2] = p, card, _strength(cf, st, p, card)
+    _take(st, p, EL_START)
+    _take_card(cf, st, p, card)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _join(cf, st, p, card, s):
     j = st.bt[s, BT_N]
     st.ent[s, j, 0], st.ent[s, j, 1], st.ent[s, j, 2] = p, card, _strength(cf, st, p, card)
     st.bt[s, BT_N] = j + 1
+    _take(st, p, EL_JOIN)
+    _take_card(cf, st, p, card)
 
 
 # ------------------------------------------------------------------ turns, Eras, game
 
-@jit(inline="always", nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_card(cf, st, p, kinds, params, pol_rng):
     """§2.3, §3.3, §2.5: p plays the card of the chosen option."""
     kind, prm = kinds[p], params[p]
@@ -1186,7 +1274,7 @@ def _play_card(cf, st, p, kinds, params, pol_rng):
         _slay(cf, st, p, card, x, kind, pol_rng)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _cleanup(cf, st):
     """§3.4 SEED: each Giant on the board drains 1 Fury of its region's god (not below 0);
     after Era 3 only with ``last_era_drain`` (PUBLIC: the game ends there, no Cleanup)."""
@@ -1200,7 +1288,7 @@ def _cleanup(cf, st):
                     st.sc[SC_FURY_MIN] = st.fury[0, g]
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     n = st.settlers.shape[0]
     st.sc[SC_INVADERS] = 0
@@ -1225,7 +1313,7 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     st.sc[SC_OPENER] = _next_opener(cf, st, first)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _next_opener(cf, st, first):
     """§4.7 who holds the Chieftain marker next Era (first: this Era's). most_runes (PUBLIC):
     the most Island Runes, ties to the tied player latest in this Era's turn order; rotate:
@@ -1243,7 +1331,7 @@ def _next_opener(cf, st, first):
     return best_s
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _reset(cf, st):
     _moved(st)
     n, R = st.settlers.shape[0], cf.rune.shape[0]
@@ -1259,8 +1347,8 @@ def _reset(cf, st):
             st.valk[p, g] = -1
         for h in range(3):
             st.res[p, h] = cf.start_res[h]
-        for t in range(N_PL):
-            st.pl[p, t] = 0
+        for t in range(PL_EL0 if cf.ri[S.COUNT_ELEMENTS] == 0 else N_PL):
+            st.pl[p, t] = 0                      # the element counters stay 0 uncounted
         for h in range(N_RUNES):
             st.held[p, h] = 0
         st.mat[p, MAT_SETTLERS] = cf.ri[S.SETTLERS]
@@ -1277,13 +1365,14 @@ def _reset(cf, st):
     st.sc[SC_FIRST_SLAYER], st.sc[SC_FIRST_LOSER] = -1, -1
     st.sc[SC_ERA], st.sc[SC_FURY_MIN], st.sc[SC_FAVOR_MAX] = 0, 0, 0
     st.sc[SC_OPENER] = cf.ri[S.FIRST_SEAT]
+    st.sc[SC_COUNT] = cf.ri[S.COUNT_ELEMENTS]
     m = 0
     for h in range(3):
         m = max(m, cf.start_res[h])
     st.sc[SC_RES_MAX] = m
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _setup_game(cf, st, dice_rng):
     """§4.8 draw order: shuffle the deck, then the Giants (face down, one per region), then the
     Favor cards (two rows); start Settlers (§4.7) and the first control check."""
@@ -1319,14 +1408,14 @@ def _setup_game(cf, st, dice_rng):
     _update_control(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _score(cf, st, p):
     """§2.6 Rune points, §3.7 SEED Giant points, Villages."""
     return (_rune_points(cf, st, p, st.fury[0]) + st.pl[p, PL_SLAIN_SUM]
             + cf.ri[S.VILLAGE_VP] * st.pl[p, PL_VILLAGES])
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _islands(cf, st, p):
     k = 0
     for r in range(cf.rune.shape[0]):
@@ -1335,7 +1424,7 @@ def _islands(cf, st, p):
     return k
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _sum_row(a, p):
     t = 0
     for j in range(a.shape[1]):
@@ -1343,7 +1432,7 @@ def _sum_row(a, p):
     return t
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _final_keys(cf, st):
     """Each seat's §2.6 ranking keys, once, into ``st.keys`` (``KEY_*``)."""
     for p in range(st.settlers.shape[0]):
@@ -1355,7 +1444,7 @@ def _final_keys(cf, st):
         st.keys[p, KEY_RESOURCES] = _sum_row(st.res, p)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _beats(cf, st, p, q):
     """§2.6 tie-breakers (``_final_keys`` first): score, Island Runes, Favor cards, Temples,
     Boats, resources; then the earlier in turn order from the first player (first_seat,
@@ -1366,14 +1455,14 @@ def _beats(cf, st, p, q):
     return _position(cf, st, p) < _position(cf, st, q)
 
 
-@jit(inline="always", nrt=False)
+@jit(inline="llvm", nrt=False, internal=True)
 def _position(cf, st, p):
     """Turn position of seat p from the first player (0 = first_seat)."""
     n, first = st.settlers.shape[0], cf.ri[S.FIRST_SEAT]
     return p - first if p >= first else p - first + n
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     _setup_game(cf, st, dice_rng)
     for e in range(N_ERAS):
@@ -1382,7 +1471,7 @@ def _play_game(cf, st, kinds, params, dice_rng, pol_rng):
     return _winner(cf, st)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _winner(cf, st):
     """§2.6 the winner: the seat that ranks above every other (``_beats``)."""
     _final_keys(cf, st)
@@ -1393,7 +1482,7 @@ def _winner(cf, st):
     return w
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _record(cf, st, g, w, o):
     """Game g's row of ``o`` (after ``_play_game``, which fills ``st.keys``)."""
     o.winner[g] = w
@@ -1415,6 +1504,11 @@ def _record(cf, st, g, w, o):
         o.settlers[g, p] = _sum_row(st.settlers, p)
         o.settlers_mat[g, p] = st.mat[p, MAT_SETTLERS]
         o.valkyries_mat[g, p] = st.mat[p, MAT_VALK]
+        for e in range(N_EL if st.sc[SC_COUNT] else 0):
+            o.el_taken[g, p, e] = st.pl[p, PL_EL0 + 3 * e + EL_TAKEN]
+            o.el_first[g, p, e] = st.pl[p, PL_EL0 + 3 * e + EL_FIRST]
+        for c in range(2 if st.sc[SC_COUNT] else 0):
+            o.el_drafted[g, p, c] = st.pl[p, PL_EL0 + 3 * (EL_CARD0 + 1 + c) + EL_DRAFTED]
     for h in range(N_RUNES):
         o.fury[g, h] = st.fury[0, h]
         o.fury_nodrain[g, h] = st.fury[1, h]

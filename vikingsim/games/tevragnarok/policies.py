@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 
 from vikingsim.core import policies
+from vikingsim.core.errors import InputError
 from vikingsim.core.options import rule
 
 
@@ -35,9 +36,39 @@ class Param(IntEnum):
     SETTLER_VALUE = 3
     GIANT_WEIGHT = 4
     SPECIAL_BONUS = 5
+    FORBID = 6                  # bit mask of the forbidden elements (``forbid_mask``)
 
 
 N_PARAMS = len(Param)
+
+#: Restricted play (issue 20 §2): what a seat's ``forbid`` parameter may name, in the order of
+#: the kernel's element counters (``kernel.EL_*``). Actions (§4.7): the card uses a seat
+#: chooses, the optional Valkyrie deployment after a lost battle (SEED Deploy a Valkyrie: "you
+#: may also choose to deploy"), the four Leader and six Rune actions (PUBLIC: optional, §4.7);
+#: cards: the two card kinds of the expansion (§3.5).
+ACTIONS = ("start_battle", "join_battle", "slay_giant", "deploy_valkyrie",
+           "sail", "harvest", "explore", "build",
+           "smite", "attack_settlers", "raid", "exchange", "move_giant", "raid_free")
+CARDS = ("valkyrie_card", "einherjar_card")
+ELEMENTS = ACTIONS + CARDS
+
+
+def forbid_mask(text: str) -> int:
+    """``forbid`` text (element names joined by "+", "" = none) -> bit mask (bit i:
+    ``ELEMENTS[i]``); an unknown name is one InputError line listing the valid ones."""
+    mask = 0
+    for name in filter(None, (x.strip() for x in str(text).split("+"))):
+        if name not in ELEMENTS:
+            raise InputError(f"forbid: unknown element {name!r} for tevragnarok; elements: "
+                             f"{', '.join(ELEMENTS)}")
+        mask |= 1 << ELEMENTS.index(name)
+    return mask
+
+
+def _forbid():
+    return rule("", "restricted play: elements this seat never takes, joined by '+' "
+                f"(actions {', '.join(ACTIONS)}; cards {', '.join(CARDS)}); it takes its next "
+                "best option instead", section="§4.5")
 
 
 def _face_up(default=1.5):
@@ -71,11 +102,15 @@ def _special(default=0.0):
 
 @dataclass(frozen=True)
 class _Valued:
+    def __post_init__(self):
+        forbid_mask(self.forbid)                 # an unknown element: one line, exit 2
+
     def params(self) -> np.ndarray:
         row = np.zeros(N_PARAMS)
         for name in ("face_up_value", "resource_value", "valkyrie_value", "settler_value",
                      "giant_weight", "special_bonus"):
             row[Param[name.upper()]] = getattr(self, name, 0.0)    # unused by this policy
+        row[Param.FORBID] = forbid_mask(self.forbid)               # exact: < 2**53
         return row
 
 
@@ -92,6 +127,7 @@ class GreedyVP(_Valued):
     settler_value: float = _settler()
     giant_weight: float = _giant(0.0)
     special_bonus: float = _special(0.0)
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.GREEDY_VP
 
 
@@ -106,6 +142,7 @@ class GiantHunter(_Valued):
     valkyrie_value: float = _valkyrie()
     giant_weight: float = _giant(3.0)
     special_bonus: float = _special(2.0)
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.GIANT_HUNTER
 
 
@@ -118,17 +155,21 @@ class NoGiants(_Valued):
     resource_value: float = _resource()
     valkyrie_value: float = _valkyrie()
     special_bonus: float = _special(0.0)
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.NO_GIANTS
 
 
 @dataclass(frozen=True)
-class RandomLegal:
+class RandomLegal(_Valued):
     """§4.5: uniform over the legal options, the draft and every other choice (noise floor)."""
 
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.RANDOM_LEGAL
 
     def params(self) -> np.ndarray:
-        return np.zeros(N_PARAMS)
+        row = np.zeros(N_PARAMS)
+        row[Param.FORBID] = forbid_mask(self.forbid)
+        return row
 
 
 POLICY_TYPES = {"greedy_vp": GreedyVP, "giant_hunter": GiantHunter, "no_giants": NoGiants,

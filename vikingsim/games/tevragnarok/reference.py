@@ -8,7 +8,7 @@ the policy stream in the order §4.8 fixes, so it replays the kernel bit for bit
 from __future__ import annotations
 
 from vikingsim.core import cards as C
-from vikingsim.games.tevragnarok.policies import Param, PolicyKind
+from vikingsim.games.tevragnarok.policies import CARDS, ELEMENTS, Param, PolicyKind
 from vikingsim.games.tevragnarok.rules import (
     BOAT_INFLUENCE, CARD_COST, CARD_KIND, CARD_LEADER, CARD_NEED, CARD_RUNE, CARD_RUNEACT,
     CARD_STRENGTH, CARRY_SETTLER_FOOD, CARRY_TEMPLE_STEEL, FOOD, JOKER, MAX_FAVOR_HELD,
@@ -17,6 +17,10 @@ from vikingsim.games.tevragnarok.rules import (
     WOOD, CardKind, Leader, RuneAct)
 
 FACE_UP, START, JOIN, SLAY = 0, 1, 2, 3            # uses of a card (§4.7)
+EL = {name: i for i, name in enumerate(ELEMENTS)}  # restricted play and its counters (§4.7)
+LEADER_EL = ("sail", "harvest", "explore", "build")                   # by ``Leader``
+RUNE_EL = ("smite", "attack_settlers", "raid", "exchange", "move_giant", "raid_free")
+CARD_EL = {CardKind.VALKYRIE: "valkyrie_card", CardKind.EINHERJAR: "einherjar_card"}
 RUNE_NAMES = "ABC*"
 USE_NAMES = ("face up", "starts a battle", "joins the battle of seat", "slays the Giant in")
 
@@ -36,12 +40,29 @@ class Player:
         self.hand = []
         self.lost = self.won = 0
         self.slays_by_era = [0] * N_ERAS
+        self.forbid = int(g.params[seat][Param.FORBID])
+        self.count = g.rules.count_elements    # the counters below (option, §4.10)
+        self.taken = [0] * len(ELEMENTS)        # times taken, per element
+        self.first = [0] * len(ELEMENTS)        # Era (1-3) of the first take, 0 = never
+        self.drafted = [0] * len(CARDS)         # cards of each kind drafted
 
     def on_mat_settlers(self, g):
         return g.p.start_settlers - sum(self.settlers)
 
     def deployed(self):
         return sum(1 for v in self.valkyrie if v >= 0)
+
+    def allowed(self, name):
+        """Restricted play: the seat's policy does not forbid this element."""
+        return not (self.forbid >> EL[name]) & 1
+
+    def take(self, name, era):
+        """Count one take of an element (times, and the Era of the first)."""
+        if not self.count:
+            return
+        self.taken[EL[name]] += 1
+        if self.first[EL[name]] == 0:
+            self.first[EL[name]] = era + 1
 
 
 class Game:
@@ -176,6 +197,17 @@ class Game:
     def rand(self, n):
         return int(self.pol.random() * n)
 
+    def card_allowed(self, pl, card):
+        """A base card is never forbidden; a Valkyrie or Einherjar card when its kind is."""
+        kind = self.cards[card][CARD_KIND]
+        return kind == CardKind.BASE or pl.allowed(CARD_EL[kind])
+
+    def take_card(self, pl, card):
+        """The card was used: a battle, a slay, or face up with its condition met."""
+        kind = self.cards[card][CARD_KIND]
+        if kind != CardKind.BASE:
+            pl.take(CARD_EL[kind], self.era)
+
     def strength(self, pl, card):
         """§3.5 SEED: Valkyrie 4 x Valkyries deployed, Einherjar 4 x Giants slain."""
         kind = self.cards[card][CARD_KIND]
@@ -236,7 +268,8 @@ class Game:
             pl, Param.RESOURCE_VALUE)
         lose = self.p.economy_boon * self.par(pl, Param.RESOURCE_VALUE)
         g = c[CARD_RUNE]
-        if (g == JOKER and pl.deployed() < N_VALKYRIES) or (g != JOKER and pl.valkyrie[g] < 0):
+        if pl.allowed("deploy_valkyrie") and (
+                (g == JOKER and pl.deployed() < N_VALKYRIES) or (g != JOKER and pl.valkyrie[g] < 0)):
             lose += self.par(pl, Param.VALKYRIE_VALUE)
         return pw * win + (1.0 - pw) * lose
 
@@ -274,7 +307,12 @@ class Game:
                 and self.active_runes(pl, card) >= self.p.cards_rune_action_runes)
 
     def face_up_value(self, pl, card):
-        n = int(self.face_up_ok(pl, card)) + int(self.rune_ok(pl, card))
+        """face_up_value x the allowed actions the card would take (restricted play)."""
+        if not self.card_allowed(pl, card):
+            return 0.0
+        c = self.cards[card]
+        n = (int(self.face_up_ok(pl, card) and pl.allowed(LEADER_EL[c[CARD_LEADER]]))
+             + int(self.rune_ok(pl, card) and pl.allowed(RUNE_EL[c[CARD_RUNEACT]])))
         return self.par(pl, Param.FACE_UP_VALUE) * n
 
     def slay_regions(self, pl, card):
@@ -298,16 +336,18 @@ class Game:
         ends = [(row, end) for row in range(2) for end in range(2) if self.rows[row]]
         for i, card in enumerate(pl.hand):
             opts.append((i, FACE_UP, 0))
-            if pl.seat not in self.battles:
+            if not self.card_allowed(pl, card):
+                continue                          # restricted play: face up, no actions
+            if pl.seat not in self.battles and pl.allowed("start_battle"):
                 for row, end in ends:
                     opts.append((i, START, 2 * row + end))
             for s in self.clockwise(pl.seat)[1:]:
-                if s not in self.battles:
+                if s not in self.battles or not pl.allowed("join_battle"):
                     continue
                 b = self.battles[s]
                 if s != pl.seat and all(e[0] != pl.seat for e in b["entries"]):
                     opts.append((i, JOIN, s))
-            if self.kind(pl) != PolicyKind.NO_GIANTS:
+            if self.kind(pl) != PolicyKind.NO_GIANTS and pl.allowed("slay_giant"):
                 for r in self.slay_regions(pl, card):
                     opts.append((i, SLAY, r))
         return opts
@@ -348,6 +388,18 @@ class Game:
         """§4.3: cards per hand this Era (Era 1: 4, PUBLIC)."""
         return self.p.economy_draft_size[self.era]
 
+    def pick(self, pl, pack):
+        """§4.7 the draft pick (an index of pack): random_legal uniform, else the strongest
+        card (Valkyrie and Einherjar cards + special_bonus), first on ties; a forbidden card
+        kind (restricted play) only when the pack holds nothing else."""
+        ok = [j for j, c in enumerate(pack) if self.card_allowed(pl, c)] or list(
+            range(len(pack)))
+        if self.kind(pl) == PolicyKind.RANDOM_LEGAL:
+            return ok[self.rand(len(ok))]
+        vals = [self.strength(pl, pack[j]) + self.par(pl, Param.SPECIAL_BONUS) * (
+            self.cards[pack[j]][CARD_KIND] != CardKind.BASE) for j in ok]
+        return ok[vals.index(max(vals))]
+
     def draft(self):
         """§2.1, §4.7: dealt and picked seat by seat from the first player, clockwise."""
         k = self.hand_size()
@@ -358,18 +410,19 @@ class Game:
             for s in self.clockwise(self.first):
                 pl = self.players[s]
                 pack = packs[pl.seat]
-                if self.kind(pl) == PolicyKind.RANDOM_LEGAL:
-                    j = self.rand(len(pack))
-                else:
-                    vals = [self.strength(pl, c) + self.par(pl, Param.SPECIAL_BONUS) * (
-                        self.cards[c][CARD_KIND] != CardKind.BASE) for c in pack]
-                    j = vals.index(max(vals))
+                j = self.pick(pl, pack)
+                kind = self.cards[pack[j]][CARD_KIND]
+                if kind != CardKind.BASE and pl.count:
+                    pl.drafted[kind - 1] += 1
                 pl.hand.append(pack.pop(j))
             packs = [packs[(s - 1) % self.n] for s in range(self.n)]   # pass to the left
 
     # ---------------------------------------------------------------- actions (§4.7)
     def leader(self, pl, card, f):
         act = self.cards[card][CARD_LEADER]
+        if not pl.allowed(LEADER_EL[act]):
+            return                                # restricted play: optional (PUBLIC)
+        pl.take(LEADER_EL[act], self.era)
         if act == Leader.SAIL:
             self.sail(pl, f)
         elif act == Leader.HARVEST:
@@ -465,6 +518,9 @@ class Game:
 
     def rune_action(self, pl, card, f):
         act = self.cards[card][CARD_RUNEACT]
+        if not pl.allowed(RUNE_EL[act]):
+            return                                # restricted play: optional (PUBLIC)
+        pl.take(RUNE_EL[act], self.era)
         if act == RuneAct.SMITE:
             self.smite(pl, f)
         elif act == RuneAct.ATTACK:
@@ -564,7 +620,8 @@ class Game:
     def face_up(self, pl, card):
         f = self.focus(pl)
         self.say(f"  seat {pl.seat} plays card {card} face up (focus region {f})")
-        if self.face_up_ok(pl, card):
+        if self.face_up_ok(pl, card) and self.card_allowed(pl, card):
+            self.take_card(pl, card)
             ok_rune = self.rune_ok(pl, card)           # §2.3: Runes counted before the actions
             self.leader(pl, card, f)
             self.update_control()
@@ -587,6 +644,8 @@ class Game:
                  else self.best_fury_rune(pl))
         self.add_fury(g, 1)
         pl.slays_by_era[self.era] += 1
+        pl.take("slay_giant", self.era)
+        self.take_card(pl, card)
         if self.first_slayer < 0:
             self.first_slayer = pl.seat
         self.say(f"  seat {pl.seat} slays the Giant in region {r} with card {card} "
@@ -599,10 +658,14 @@ class Game:
         prize = self.rows[row].pop(0 if end == 0 else -1)
         self.battles[pl.seat] = {"prize": prize, "row": row, "end": end,
                                  "entries": [(pl.seat, card, self.strength(pl, card))]}
+        pl.take("start_battle", self.era)
+        self.take_card(pl, card)
         self.say(f"  seat {pl.seat} starts a battle for Favor card {prize} (row {row})")
 
     def join(self, pl, card, starter):
         self.battles[starter]["entries"].append((pl.seat, card, self.strength(pl, card)))
+        pl.take("join_battle", self.era)
+        self.take_card(pl, card)
         self.say(f"  seat {pl.seat} joins the battle of seat {starter}")
 
     def turn(self, pl):
@@ -707,9 +770,10 @@ class Game:
                 g = mat[0] if mat else self.best_fury_rune(pl)
         self.gain(pl, self.p.economy_rune_resource[g], self.p.economy_boon)
         self.add_fury(g, 1)
-        if pl.valkyrie[g] < 0:
+        if pl.valkyrie[g] < 0 and pl.allowed("deploy_valkyrie"):    # SEED: "you may"
             r = self.focus(pl) if self.kind(pl) != PolicyKind.RANDOM_LEGAL else self.rand(self.R)
             pl.valkyrie[g] = r
+            pl.take("deploy_valkyrie", self.era)
             self.say(f"    seat {pl.seat} loses: Boon and Fury {RUNE_NAMES[g]}, deploys its "
                      f"Valkyrie in region {r}")
             self.update_control()
@@ -806,6 +870,9 @@ def record(game, g, out, winner):
         out["settlers"][g, s] = sum(pl.settlers)
         out["settlers_mat"][g, s] = pl.on_mat_settlers(game)
         out["valkyries_mat"][g, s] = N_VALKYRIES - pl.deployed()
+        out["el_taken"][g, s, :] = pl.taken
+        out["el_first"][g, s, :] = pl.first
+        out["el_drafted"][g, s, :] = pl.drafted
     for h in range(N_RUNES):
         out["fury"][g, h] = game.fury[h]
         out["fury_nodrain"][g, h] = game.fury_nodrain[h]

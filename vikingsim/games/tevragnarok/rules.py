@@ -108,6 +108,7 @@ class RuleSlot(IntEnum):
     OPENER_MOST_RUNES = 30      # Era opener: most Island Runes (1) or rotation (0), §4.7
     LAST_ERA_DRAIN = 31         # Giant drain after Era 3 too (§3.4, §4.7)
     ATTACK_AFTER_DEPLOY = 32    # Attack Settlers right after a Sail deploys (§2.3, §4.7)
+    COUNT_ELEMENTS = 33         # the per-seat element counters (issue 20 §1; not a rule)
 
 
 N_RULE_SLOTS = len(RuleSlot)
@@ -444,6 +445,9 @@ class Rules:
     attack_after_deploy: bool = rule(True, "Attack Settlers right after a Sail deploys "
                                      "Settlers (PUBLIC; false: only as a card's Rune action)",
                                      section="§2.3, §4.7")
+    count_elements: bool = rule(False, "count per seat each action taken and card used, its "
+                                "first Era and the cards drafted (GameSpec.element_stats); "
+                                "off: the counters stay 0 (about 7% faster)", section="§4.10")
 
     def __post_init__(self):
         for name, allowed in (("valkyrie_card_condition", VALKYRIE_CONDITIONS),
@@ -528,7 +532,8 @@ def _compile(r: Rules) -> CompiledRules:
             S.DRAFT_ERA1: p.economy_draft_size[0], S.DRAFT_ERA2: p.economy_draft_size[1],
             S.DRAFT_ERA3: p.economy_draft_size[2], S.FIRST_SEAT: r.first_seat,
             S.OPENER_MOST_RUNES: r.era_opener == "most_runes",
-            S.LAST_ERA_DRAIN: r.last_era_drain, S.ATTACK_AFTER_DEPLOY: r.attack_after_deploy}
+            S.LAST_ERA_DRAIN: r.last_era_drain, S.ATTACK_AFTER_DEPLOY: r.attack_after_deploy,
+            S.COUNT_ELEMENTS: r.count_elements}
     for k, v in vals.items():
         ri[k] = int(v)
     adj = np.full((p.board_n_regions, MAX_DEGREE), -1, np.int64)
