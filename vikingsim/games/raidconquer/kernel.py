@@ -49,6 +49,10 @@ RANDOM_MAX_BUYS = 5
 N_PS = 18
 GS_FIRST, GS_EARL_SIDE, GS_FAILED, GS_ROUND = 0, 1, 2, 3
 N_GS = 4
+# per-card counters of a game (``ec`` and the ``cards`` output, §14.6): copies bought, round
+# of the first buy (0 = none), copies played, copies held at the end
+EC_BOUGHT, EC_FIRST, EC_PLAYED, EC_FINAL = 0, 1, 2, 3
+N_EC = 4
 # Raid Row start by player count (rules.ROW_START) and top level (rules.TOP_LEVEL), as rows
 _ROW_START = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0), (3, 2, 0, 0, 0), (2, 2, 1, 0, 0),
               (1, 2, 1, 1, 0), (1, 1, 1, 1, 1))
@@ -439,9 +443,10 @@ def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
 
 
 @jit(inline="always", nrt=False)
-def _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring):
+def _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i, spring):
     """Policy: the legal alternative of play card i with the highest priority (> 0), ties by
-    listed order; Shipbuild only when raiding with no Longboat in play. -1 = none."""
+    listed order; Shipbuild only when raiding with no Longboat in play; never one that gains
+    a card the seat's ``forbid`` names (``fb``). -1 = none."""
     k = pp[s, PLAY, i]
     best, best_p = -1, 0.0
     for j in range(alt.shape[1]):
@@ -455,8 +460,11 @@ def _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
                 if card[Col.PILE, pp[s, PLAY, q]] == Pile.LONGBOAT and fl[s, q] != SACRIFICED:
                     has_boat = True
             act = ps[s, PS_ACTION]
-            if not spring or (act != PARTY and act != LONE) or has_boat:
+            if not spring or (act != PARTY and act != LONE) or has_boat or \
+                    fb[ri[RuleSlot.LONGBOAT]]:
                 prio = 0.0
+        elif a == Ability.SACRIFICE_SELF_HACKSILVER and fb[ri[RuleSlot.HACKSILVER]]:
+            prio = 0.0
         if prio > best_p and _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a,
                                                 alt_n[k, j]):
             best, best_p = j, prio
@@ -565,8 +573,9 @@ def _candidate(ri, rows, supply, c):
 
 
 @jit(inline="always", nrt=False)
-def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bought, pol):
-    """Policy: candidate index to buy, or -1 to stop (§12.4, §14.3)."""
+def _pick_buy(ri, card, bscore, kind, par, fb, rows, supply, owned, left, extra, bought, pol):
+    """Policy: candidate index to buy, or -1 to stop (§12.4, §14.3); cards with ``fb[k]``
+    (the seat's ``forbid``) are never candidates."""
     n_cand = ROW_SIZE + 3
     if kind == PolicyKind.RANDOM:
         if bought >= RANDOM_MAX_BUYS:
@@ -574,12 +583,12 @@ def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bou
         m = 0
         for c in range(n_cand):
             _, k = _candidate(ri, rows, supply, c)
-            if k != EMPTY and card[Col.COST, k] <= left:
+            if k != EMPTY and card[Col.COST, k] <= left and not fb[k]:
                 m += 1
         pick = int(pol.random() * (m + 1))
         for c in range(n_cand):
             _, k = _candidate(ri, rows, supply, c)
-            if k != EMPTY and card[Col.COST, k] <= left:
+            if k != EMPTY and card[Col.COST, k] <= left and not fb[k]:
                 if pick == 0:
                     return c
                 pick -= 1
@@ -594,7 +603,7 @@ def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bou
     best, best_s, best_c, boat_c = -1, 0.0, 0, -1
     for c in range(n_cand):
         _, k = _candidate(ri, rows, supply, c)
-        if k == EMPTY:
+        if k == EMPTY or fb[k]:
             continue
         cost = card[Col.COST, k]
         if cost > left + (extra if k != war else 0):
@@ -631,17 +640,18 @@ def _spare_silver(alt, alt_n, pp, pn, fl, s):
 
 
 @jit(inline="always", nrt=False)
-def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-              pol):
+def _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
+              ps, s, ec, rnd, pol):
     """§7.4: buy while the policy wants, paying with played Silver (and Warriors sacrificed
-    for +1 Silver when that completes a buy); Viking Row gaps refilled at once."""
+    for +1 Silver when that completes a buy); Viking Row gaps refilled at once. Each buy is
+    counted in ``ec`` (copies, round of the first buy; §14.6)."""
     avail = _silver_now(card, pp, pn, fl, ps, s)
     spent, bought = 0, 0
     owned = _owned_longboats(ri, pp, pn, fl, s)
     extra = _spare_silver(alt, alt_n, pp, pn, fl, s)
     while True:
-        c = _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, avail - spent, extra,
-                      bought, pol)
+        c = _pick_buy(ri, card, bscore, kind, par, fb, rows, supply, owned, avail - spent,
+                      extra, bought, pol)
         if c < 0:
             break
         slot, k = _candidate(ri, rows, supply, c)
@@ -658,6 +668,9 @@ def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp
                         extra -= alt_n[w, q]
         spent += cost
         bought += 1
+        ec[EC_BOUGHT, s, k] += 1
+        if ec[EC_FIRST, s, k] == 0:
+            ec[EC_FIRST, s, k] = rnd
         if k == ri[RuleSlot.LONGBOAT]:
             owned += 1
         _push(pp, pn, s, DISC, k)
@@ -702,11 +715,11 @@ def _keep_back(ri, card, par, pp, pn, fl, s, spring):
 
 
 @jit(nrt=False)
-def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-               spring, dice, pol):
+def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
+               ps, s, spring, ec, rnd, dice, pol):
     """§7: play the hand (§7.2: the whole hand, unless ``_keep_back`` keeps cards in hand, in
-    hand order), use abilities card by card, buy, then move buried cards to the Bury pile
-    (§7.6)."""
+    hand order), use abilities card by card, buy, count every card that entered play this
+    turn (§14.6), then move buried cards to the Bury pile (§7.6)."""
     _keep_back(ri, card, par, pp, pn, fl, s, spring)
     m, q = 0, 0
     for h in range(pn[s, HAND]):                           # m, q <= h: in place
@@ -724,15 +737,17 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, p
     while i < pn[s, PLAY]:
         k = pp[s, PLAY, i]
         if fl[s, i] == NORMAL and alt[k, 0] != Ability.NONE:
-            j = _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
+            j = _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i,
+                            spring)
             if j >= 0:
                 _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j],
                          dice)
         i += 1
-    _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-              pol)
+    _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl, ps,
+              s, ec, rnd, pol)
     m = 0
     for j in range(pn[s, PLAY]):
+        ec[EC_PLAYED, s, pp[s, PLAY, j]] += 1
         if fl[s, j] == BURIED:
             _push(pp, pn, s, BURY, pp[s, PLAY, j])
         else:
@@ -1178,8 +1193,8 @@ def _draw_phase(ri, pp, pn, fl, gs, n_seats, rnd, dice):
 
 
 @jit(nrt=False)
-def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, sh, shn, rows,
-                supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, dice, pol):
+def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh, shn,
+                rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol):
     """One round (§5): Draw, (Spring) Secret Plan, Main, (Spring) Action phase."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     if rnd > 1 or not ri[RuleSlot.SETUP_HAND_IS_ROUND1]:        # §6.1, §13.11
@@ -1193,23 +1208,27 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
             ps[s, PS_TARGET] = tgt
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
-        _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], rows, supply, sh, shn,
-                   pp, pn, fl, ps, s, spring, dice, pol)
+        _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,
+                   sh, shn, pp, pn, fl, ps, s, spring, ec, rnd, dice, pol)
     if spring:
         _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, supply, pp,
                       pn, fl, ps, gs, n_seats, rnd, s1, s2)
 
 
 @jit(nrt=False)
-def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g, pp, pn, fl, ps,
-               sh, shn, tmp, rows, supply, box, gs, s1, s2, dice, pol):
+def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g, pp, pn,
+               fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2, ec, dice, pol):
     """Play one game from setup to its end; returns (truncated, rounds)."""
     n_seats = kinds.shape[0]
     _setup(ri, card, n_seats, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, dice)
+    for q in range(N_EC):
+        for s in range(n_seats):
+            for k in range(ec.shape[2]):
+                ec[q, s, k] = 0
     for rnd in range(1, ri[RuleSlot.MAX_ROUNDS] + 1):
         gs[GS_ROUND] = rnd
-        _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, sh, shn, rows,
-                    supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, dice, pol)
+        _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh, shn,
+                    rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol)
         if _game_over(ri, card, sh, shn, rows, pp, pn, n_seats):   # §9.1: checked first
             return False, rnd
         _cleanup(ri, card, sh, shn, pp, pn, fl, ps, supply, gs, n_seats)
@@ -1234,19 +1253,34 @@ def _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g):
 
 
 @jit(nrt=False)
-def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g0, g1, game0,
-                dice, pol,
-                pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2,
-                winner, tie, tied, rounds, truncated, failed, census, legend, raid_legend,
-                raids, character, earls, won, acquired, pillaged, lost, silver_avail,
-                silver_spent):
+def _count_cards(pp, pn, fl, ec, n_seats, cards, g):
+    """§14.6: row g of ``cards`` = the game's counters, with the copies each seat holds at the
+    end (deck, discard, hand, Raid and Bury piles, and play but for sacrificed cards)."""
+    for s in range(n_seats):
+        for p in range(N_PILES):
+            for j in range(pn[s, p]):
+                if p != PLAY or fl[s, j] != SACRIFICED:
+                    ec[EC_FINAL, s, pp[s, p, j]] += 1
+    for q in range(N_EC):
+        for s in range(n_seats):
+            for k in range(ec.shape[2]):
+                cards[g, q, s, k] = ec[q, s, k]
+
+
+@jit(nrt=False)
+def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g0, g1,
+                game0, dice, pol,
+                pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2, ec,
+                winner, tie, tied, rounds, truncated, failed, census, cards, legend,
+                raid_legend, raids, character, earls, won, acquired, pillaged, lost,
+                silver_avail, silver_spent):
     """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only); row g is
     the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1)."""
     n_seats = kinds.shape[0]
     for g in range(g0, g1):
         trunc, n_rounds = _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds,
-                                     params, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows, supply,
-                                     box, gs, s1, s2, dice, pol)
+                                     params, fb, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows,
+                                     supply, box, gs, s1, s2, ec, dice, pol)
         w, t, mask = _winner(ri, card, pp, pn, fl, ps, gs, n_seats)
         truncated[g] = trunc
         rounds[g] = n_rounds
@@ -1255,6 +1289,7 @@ def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
         tied[g] = 0 if trunc else mask
         failed[g] = gs[GS_FAILED]
         _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
+        _count_cards(pp, pn, fl, ec, n_seats, cards, g)
         for s in range(n_seats):
             tot, rl = _score(ri, card, pp, pn, fl, s)
             legend[g, s] = tot
@@ -1284,7 +1319,7 @@ def scratch(s, n_seats: int) -> dict:
             "tmp": np.zeros(cap, np.int16), "rows": np.zeros((2, ROW_SIZE), np.int64),
             "supply": np.zeros(k, np.int64), "box": np.zeros(k, np.int64),
             "gs": np.zeros(N_GS, np.int64), "s1": np.zeros(cap, np.int64),
-            "s2": np.zeros(cap, np.int64)}
+            "s2": np.zeros(cap, np.int64), "ec": np.zeros((N_EC, n_seats, k), np.int64)}
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
@@ -1295,10 +1330,10 @@ def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
     w = scratch(s, n_seats)
     _play_block(c.ri, c.card, c.alt, c.alt_n, buy_scores(c.card, c.alt, c.alt_n, s.params),
                 c.base_attack, c.base_defense, s.kinds,
-                s.params, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"], w["ps"],
-                w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
-                w["s1"], w["s2"], out["winner"], out["tie"], out["tied"], out["rounds"],
-                out["truncated"], out["failed_raids"], out["census"], out["legend"],
+                s.params, s.forbid, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"],
+                w["ps"], w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
+                w["s1"], w["s2"], w["ec"], out["winner"], out["tie"], out["tied"], out["rounds"],
+                out["truncated"], out["failed_raids"], out["census"], out["cards"], out["legend"],
                 out["raid_legend"], out["raids"], out["character"], out["earls"], out["won"],
                 out["acquired"], out["pillaged"], out["lost"], out["silver_avail"],
                 out["silver_spent"])
