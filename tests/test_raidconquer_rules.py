@@ -58,8 +58,9 @@ def both(s, g, ref, ker, seed=5):
 def k_main(s, seat, spring):
     def run(w, c, dice, pol):
         K._main_turn(c.ri, c.card, c.alt, c.alt_n, state.scores(s)[seat], s.kinds[seat],
-                     s.params[seat], w["rows"], w["supply"], w["sh"], w["shn"], w["pp"],
-                     w["pn"], w["fl"], w["ps"], seat, spring, dice, pol)
+                     s.params[seat], s.forbid[seat], w["rows"], w["supply"], w["sh"], w["shn"],
+                     w["pp"], w["pn"], w["fl"], w["ps"], seat, spring, w["ec"], w["gs"][3],
+                     dice, pol)
     return run
 
 
