@@ -241,3 +241,29 @@ def test_unknown_forbidden_card_is_one_line(policy):
     with pytest.raises(InputError) as e:
         _setup(2, [policy, "hints"])
     assert "\n" not in str(e.value) and "funeral_pyre" in str(e.value)
+
+
+# ---------------------------------------------------------------- exposed to users
+
+def test_result_elements_and_the_command_line(cli, tmp_path):
+    """``Result.elements`` is the spec's table of the run's tally; ``--elements`` prints it,
+    ``--elements-out`` writes the same table to CSV; bad input is one line, exit 2."""
+    import pandas as pd
+
+    from vikingsim.core.runner import simulate
+
+    res = simulate("raidconquer", 30, seed=2, players=2, threads=1)
+    table = res.elements
+    assert len(table) == 2 * res.setup.catalog.n_kinds
+    path = tmp_path / "cards.csv"
+    r = cli("simulate", "raidconquer", "-n", "30", "--seed", "2", "--players", "2",
+            "--threads", "1", "--quiet", "--elements-out", str(path))
+    assert r.returncode == 0 and "funeral_pyre" in r.stdout and "mean_first_buy_round" in r.stdout
+    got = pd.read_csv(path)
+    assert got["bought_games"].tolist() == table["bought_games"].tolist()
+    assert np.allclose(got["win_rate_bought"], table["win_rate_bought"], equal_nan=True)
+    for args in (("raidboard", "-n", "10", "--elements"),
+                 ("raidconquer", "-n", "10", "--elements-out", str(tmp_path / "x.txt")),
+                 ("raidconquer", "-n", "10", "--policy", "hints(forbid=paris)")):
+        r = cli("simulate", *args, "--quiet")
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
