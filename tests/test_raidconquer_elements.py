@@ -27,10 +27,10 @@ def test_buys_and_plays_are_counted_over_two_rounds():
     """Round 6: 5 Coins + Hacksilver = 7 Silver, 2 Longboats owned -> a Longboat (3), then
     Kalf (4) (as test_buy_longboat_first...): bought Longboat 1, Kalf 1, both first in round
     6; played Coin 5, Hacksilver 1. End of Round, then round 7 (Winter rounds = 4, so
-    Spring; the Main phase is the same): 3 Coins, Viking Row empty, 3 Longboats owned ->
-    the dearest of Warriors 1, Hacksilver 3, Longboat 3 with ties to the first listed:
-    Hacksilver. Now Hacksilver bought 1 (first round 7), Longboat still first in round 6;
-    Coin played 5 + 3 = 8."""
+    Spring; the Main phase is the same): 6 Coins, Viking Row empty, Hacksilver pile empty,
+    3 Longboats owned -> the dearest of Warriors 1 and Longboat 3: a Longboat, and with 3
+    left another. Now Longboat bought 3, still first in round 6 (not 7); Coin played
+    5 + 6 = 11."""
     s, g = blank(2)
     coin, hack, boat, kalf, seer = ids(s, "Coin", "Hacksilver", "Longboat", "Kalf", "Seer")
     me = g.players[0]
@@ -42,13 +42,14 @@ def test_buys_and_plays_are_counted_over_two_rounds():
     assert me.discard == [boat, kalf]
     assert _counts(me, boat, kalf, hack, coin) == ([1, 1, 0, 0], [6, 6, 0, 0], [0, 0, 1, 5])
     both(s, g, lambda g: g.cleanup(), k_cleanup(s))
-    me.hand = [coin] * 3
+    me.hand = [coin] * 6
     g.vrow = [R.EMPTY] * 5
+    g.supply[hack] = 0
     g.round = 7
     both(s, g, lambda g: g.main_turn(me, True), k_main(s, 0, True))
-    assert me.discard[-1] == hack
-    assert _counts(me, boat, kalf, hack, coin) == ([1, 1, 1, 0], [6, 6, 7, 0], [0, 0, 1, 8])
-    assert sum(me.bought) == 3 and sum(me.played) == 9
+    assert me.discard[-2:] == [boat, boat]
+    assert _counts(me, boat, kalf, hack, coin) == ([3, 1, 0, 0], [6, 6, 0, 0], [0, 0, 1, 11])
+    assert sum(me.bought) == 4 and sum(me.played) == 12
 
 
 def test_cards_drawn_or_taken_into_play_count_as_played():
