@@ -85,7 +85,8 @@ def test_final_copies_are_every_card_the_seat_holds_but_sacrificed_ones():
     from vikingsim.games.raidconquer import state
     w = state.pack(g, s)
     ker = GAME.allocate(s, 1)
-    K._count_cards(w["pp"], w["pn"], w["fl"], w["ec"], 2, ker["cards"], 0)
+    ker["cards"][0, :3] = w["ec"][:3]
+    K._count_final(w["pp"], w["pn"], w["fl"], ker["cards"][0], 2)
     assert np.array_equal(ker["cards"], ref["cards"])
     final = ref["cards"][0, 3, 0]
     want = {coin: 3, boat: 1, kalf: 1, war: 0, lind: 1, hack: 1}

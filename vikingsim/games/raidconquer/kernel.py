@@ -21,6 +21,8 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     supply, box int64[K]    Village/basic piles by card id; Raid cards left in the box
     gs    int64[4]          FIRST seat, EARL_SIDE, FAILED raids, ROUND
     s1, s2 int64[CAP]       scratch (sort order, selection)
+    fb    bool[P, K]        cards each seat's policy never buys or gains (``forbid``, §12.4)
+    ec    uint16[4, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
 """
 from vikingsim.core.cards import NO_CARD, _draw, _shuffle
@@ -1253,31 +1255,29 @@ def _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g):
 
 
 @jit(nrt=False)
-def _count_cards(pp, pn, fl, ec, n_seats, cards, g):
-    """§14.6: row g of ``cards`` = the game's counters, with the copies each seat holds at the
-    end (deck, discard, hand, Raid and Bury piles, and play but for sacrificed cards)."""
+def _count_final(pp, pn, fl, ec, n_seats):
+    """§14.6: ``ec[EC_FINAL]`` = the copies each seat holds at the end (deck, discard, hand,
+    Raid and Bury piles, and play but for sacrificed cards)."""
     for s in range(n_seats):
         for p in range(N_PILES):
             for j in range(pn[s, p]):
                 if p != PLAY or fl[s, j] != SACRIFICED:
                     ec[EC_FINAL, s, pp[s, p, j]] += 1
-    for q in range(N_EC):
-        for s in range(n_seats):
-            for k in range(ec.shape[2]):
-                cards[g, q, s, k] = ec[q, s, k]
 
 
 @jit(nrt=False)
 def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g0, g1,
                 game0, dice, pol,
-                pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2, ec,
+                pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2,
                 winner, tie, tied, rounds, truncated, failed, census, cards, legend,
                 raid_legend, raids, character, earls, won, acquired, pillaged, lost,
                 silver_avail, silver_spent):
     """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only); row g is
-    the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1)."""
+    the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1). The game counts
+    its cards (§14.6) straight into its row of ``cards``."""
     n_seats = kinds.shape[0]
     for g in range(g0, g1):
+        ec = cards[g]
         trunc, n_rounds = _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds,
                                      params, fb, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows,
                                      supply, box, gs, s1, s2, ec, dice, pol)
@@ -1289,7 +1289,7 @@ def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
         tied[g] = 0 if trunc else mask
         failed[g] = gs[GS_FAILED]
         _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
-        _count_cards(pp, pn, fl, ec, n_seats, cards, g)
+        _count_final(pp, pn, fl, ec, n_seats)
         for s in range(n_seats):
             tot, rl = _score(ri, card, pp, pn, fl, s)
             legend[g, s] = tot
@@ -1319,7 +1319,7 @@ def scratch(s, n_seats: int) -> dict:
             "tmp": np.zeros(cap, np.int16), "rows": np.zeros((2, ROW_SIZE), np.int64),
             "supply": np.zeros(k, np.int64), "box": np.zeros(k, np.int64),
             "gs": np.zeros(N_GS, np.int64), "s1": np.zeros(cap, np.int64),
-            "s2": np.zeros(cap, np.int64), "ec": np.zeros((N_EC, n_seats, k), np.int64)}
+            "s2": np.zeros(cap, np.int64), "ec": np.zeros((N_EC, n_seats, k), np.uint16)}
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
@@ -1332,7 +1332,7 @@ def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
                 c.base_attack, c.base_defense, s.kinds,
                 s.params, s.forbid, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"],
                 w["ps"], w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
-                w["s1"], w["s2"], w["ec"], out["winner"], out["tie"], out["tied"], out["rounds"],
+                w["s1"], w["s2"], out["winner"], out["tie"], out["tied"], out["rounds"],
                 out["truncated"], out["failed_raids"], out["census"], out["cards"], out["legend"],
                 out["raid_legend"], out["raids"], out["character"], out["earls"], out["won"],
                 out["acquired"], out["pillaged"], out["lost"], out["silver_avail"],
