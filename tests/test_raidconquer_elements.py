@@ -100,7 +100,8 @@ def test_final_copies_are_every_card_the_seat_holds_but_sacrificed_ones():
 
 def _fake_out(s, n=4):
     """Four 2-seat games by hand: seat 0 buys Kalf in games 0, 1 (rounds 3, 5) and wins
-    games 0 and 2; seat 1 wins game 1; game 3 is truncated (nobody wins)."""
+    games 0 and 2; seat 1 wins game 1 and buys Kalf only in game 3 (round 20), which is
+    truncated (nobody wins)."""
     out = GAME.allocate(s, n)
     kalf = s.catalog.id_of("Kalf")
     out["winner"][:] = [0, 1, 0, -1]
@@ -111,6 +112,7 @@ def _fake_out(s, n=4):
     out["cards"][1, 0, 0, kalf], out["cards"][1, 1, 0, kalf] = 1, 5
     out["cards"][:, 2, 0, kalf] = [4, 1, 0, 0]
     out["cards"][:, 3, 0, kalf] = [2, 1, 0, 0]
+    out["cards"][3, :2, 1, kalf] = [1, 20]
     return out, kalf
 
 
@@ -118,8 +120,9 @@ def test_tally_and_table_by_hand():
     """Seat 0, Kalf: bought in 2 of 4 games (buy rate 0.5), won 1 of those 2 (game 0) and 1
     of the 2 others (game 2; game 3 truncated counts as not won); 3 copies bought (0.75 a
     game), 5 played (1.25), 3 held at the end (0.75); first buy in rounds 3 and 5: mean 4.
-    Seat 1 never bought it: its bought row is NaN and its not-bought rate is its win rate
-    1/4. Intervals = scipy's exact (Clopper-Pearson) interval."""
+    Seat 1 bought it only in the truncated game: won 0 of 1 when bought, 1 of 3 when not
+    (mean first round 20); it never bought a Coin: NaN when bought, its win rate 1/4 when
+    not. Intervals = scipy's exact (Clopper-Pearson) interval."""
     from scipy.stats import binomtest
 
     s = _setup(2)
@@ -128,7 +131,7 @@ def test_tally_and_table_by_hand():
     assert t["cards_bought"][0, kalf] == 3 and t["cards_bought_games"][0, kalf] == 2
     assert t["cards_bought_won"][0, kalf] == 1 and t["cards_first_round_sum"][0, kalf] == 8
     assert t["cards_played"][0, kalf] == 5 and t["cards_final"][0, kalf] == 3
-    assert t["cards_bought_games"][1].sum() == 0
+    assert t["cards_bought_games"][1].sum() == 1 and t["cards_bought_won"][1, kalf] == 0
     df = element_stats(s, t).set_index(["seat", "card"])
     row = df.loc[(0, "kalf")]
     assert (row.games, row.bought_games, row.buy_rate) == (4, 2, 0.5)
@@ -139,6 +142,12 @@ def test_tally_and_table_by_hand():
     assert row.win_rate_bought_lo == pytest.approx(lo) and row.win_rate_bought_hi == \
         pytest.approx(hi)
     other = df.loc[(1, "kalf")]
+    assert (other.win_rate_bought, other.mean_first_buy_round) == (0.0, 20.0)
+    assert other.win_rate_not_bought == pytest.approx(1 / 3)
+    lo, hi = binomtest(1, 3).proportion_ci(method="exact")
+    assert (other.win_rate_not_bought_lo, other.win_rate_not_bought_hi) == (
+        pytest.approx(lo), pytest.approx(hi))
+    other = df.loc[(1, "coin")]
     assert np.isnan(other.win_rate_bought) and np.isnan(other.mean_first_buy_round)
     assert other.win_rate_not_bought == 0.25
     lo, hi = binomtest(1, 4).proportion_ci(method="exact")
