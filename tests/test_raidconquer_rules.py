@@ -422,8 +422,8 @@ def test_persistent_abilities():
     # Helmsman) + Battle Ship 2 = 11; Influence: Siggy 2 + Leadership 4 + Command Ship 2 = 8
     assert (power, infl, dfn, boats) == (11, 8, 0, 2)
     arr = np.array([k for k, _ in cards], np.int16)
-    got = K._stats(s.compiled.ri, s.compiled.card, arr, np.zeros(7, np.int8), 7, True, False)
-    assert tuple(got) == (11, 8, 0, 2)
+    got = K._stats(s.compiled.ri, s.compiled.card, arr, np.zeros(7, np.int8), 7, True)
+    assert tuple(got) == (11, 8, 0, 2, 11)          # no Attack Character card: same Power
 
 
 # ---------------------------------------------------------------- §7.2, §13.8 keeping cards

@@ -248,9 +248,10 @@ def _setup(ri, card, n_seats, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box
 
 # ---------------------------------------------------------------- statistics (§3.1, §11.1)
 @jit(inline="always", nrt=False)
-def _stats(ri, card, cards, flags, n, use_flags, attacking):
-    """(Power, Influence, card Defense, counted Longboats) of cards[:n] (sacrificed ones left
-    out when ``use_flags``); bonus Power and the shield are added by the callers."""
+def _stats(ri, card, cards, flags, n, use_flags):
+    """(Power, Influence, card Defense, counted Longboats, Power when attacking, §11.3) of
+    cards[:n] (sacrificed ones left out when ``use_flags``); bonus Power and the shield are
+    added by the callers. Both Powers in one pass: one inlined copy fewer."""
     vikings, boats = 0, 0
     for i in range(n):
         if use_flags and flags[i] == SACRIFICED:
@@ -260,7 +261,7 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
             vikings += 1
         if card[Col.PILE, k] == Pile.LONGBOAT:
             boats += 1
-    power, infl, dfn, counted = 0, 0, 0, 0
+    power, infl, dfn, counted, apower = 0, 0, 0, 0, 0
     for i in range(n):
         f = flags[i] if use_flags else NORMAL
         if f == SACRIFICED:
@@ -268,9 +269,11 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
         k = cards[i]
         p = card[Col.POWER, k]
         ac = card[Col.ATTACK_CHAR, k]
-        if attacking and ac >= 0:                          # §11.3 Attack Character
-            p = ac if ri[RuleSlot.ATTACK_CHAR_REPLACES] else p + ac
         power += p
+        if ac >= 0:                                        # §11.3 Attack Character
+            apower += ac if ri[RuleSlot.ATTACK_CHAR_REPLACES] else p + ac
+        else:
+            apower += p
         infl += card[Col.INFLUENCE, k]
         dfn += card[Col.DEFENSE, k]
         own_v = 1 if _is_viking(card, k) else 0
@@ -279,27 +282,28 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
         bits = card[Col.PERSIST, k]
         if bits & Persist.BATTLE_FRENZY:
             power += vikings - own_v
+            apower += vikings - own_v
         if bits & Persist.LEADERSHIP:
             infl += vikings - own_v
         if bits & Persist.BATTLE_SHIP:
             power += boats - own_b
+            apower += boats - own_b
         if bits & Persist.COMMAND_SHIP:
             infl += boats - own_b
         if is_boat and (f != TAKEN or ri[RuleSlot.SHIPBUILD_COUNTS]):
             counted += 1
-    return power, infl, dfn, counted
+    return power, infl, dfn, counted, apower
 
 
 @jit(inline="always", nrt=False)
 def _update_stats(ri, card, base_att, pp, pn, fl, ps, s):
     """Cache the seat's Action-phase statistics in ``ps`` (Power includes bonus and shield)."""
-    power, infl, dfn, boats = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True, False)
+    power, infl, dfn, boats, ap = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True)
     ps[s, PS_POWER] = power + ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
     ps[s, PS_INFL] = infl
     ps[s, PS_DEF] = dfn
     ps[s, PS_BOATS] = boats
     if ps[s, PS_ACTION] == ATTACK:
-        ap, _, _, _ = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True, True)
         ps[s, PS_APOWER] = ap + ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
 
 
@@ -340,7 +344,7 @@ def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, 
             return PARTY, -1
         t = j - 3
         return ATTACK, t if t < s else t + 1
-    power, infl, _, _ = _stats(ri, card, pp[s, HAND], fl[s], pn[s, HAND], False, False)
+    power, infl, _, _, _ = _stats(ri, card, pp[s, HAND], fl[s], pn[s, HAND], False)
     power += ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
     boat = False
     for i in range(pn[s, HAND]):
@@ -414,12 +418,23 @@ def _sacrificable(ri, card, par, pp, pn, fl, s, i):
 
 @jit(inline="always", nrt=False)
 def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
-    """§7.5: an ability whose sacrifice cannot be fully resolved may not be used."""
+    """§7.5: an ability whose sacrifice cannot be fully resolved may not be used. (The
+    sacrifice is looked for at one place only: each inlined copy costs compile time.)"""
     if a == Ability.DRAW:
         return True
-    if a == Ability.SACRIFICE_DRAW:
-        return (_sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
-                and pn[s, DECK] + pn[s, DISC] >= n)
+    if a == Ability.SACRIFICE_DRAW or a == Ability.MAY_SACRIFICE_SILVER or \
+            a == Ability.MAY_SACRIFICE_POWER or a == Ability.MAY_RITUAL_SEARCH:
+        if _sacrificable(ri, card, par, pp, pn, fl, s, i) < 0:
+            return False
+        if a == Ability.SACRIFICE_DRAW:
+            return pn[s, DECK] + pn[s, DISC] >= n
+        if a != Ability.MAY_RITUAL_SEARCH:
+            return True
+        for src in (DECK, DISC):
+            for j in range(pn[s, src]):
+                if _is_viking(card, pp[s, src, j]):
+                    return True
+        return False
     if a == Ability.SHIPBUILD:
         return supply[ri[RuleSlot.LONGBOAT]] > 0
     if a == Ability.SACRIFICE_SELF_HACKSILVER:
@@ -430,16 +445,6 @@ def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
             if fl[s, j] == NORMAL and (pk == Pile.COIN or pk == Pile.HACKSILVER
                                        or pk == Pile.TREASURE):
                 return True
-        return False
-    if a == Ability.MAY_SACRIFICE_SILVER or a == Ability.MAY_SACRIFICE_POWER:
-        return _sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
-    if a == Ability.MAY_RITUAL_SEARCH:
-        if _sacrificable(ri, card, par, pp, pn, fl, s, i) < 0:
-            return False
-        for src in (DECK, DISC):
-            for j in range(pn[s, src]):
-                if _is_viking(card, pp[s, src, j]):
-                    return True
         return False
     return False
 
@@ -504,24 +509,23 @@ def _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, a, n, dice):
             _push(pp, pn, s, DISC, ri[RuleSlot.HACKSILVER])
         return
     fl[s, i] = USED
-    if a == Ability.DRAW:
-        _draw_to(pp, pn, fl, s, PLAY, n, dice)
-    elif a == Ability.BURY:                                # §7.6 Coin, Hacksilver, Treasure
+    if a == Ability.BURY:                                  # §7.6 Coin, Hacksilver, Treasure
         for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
             for j in range(pn[s, PLAY]):
                 if fl[s, j] == NORMAL and card[Col.PILE, pp[s, PLAY, j]] == want:
                     fl[s, j] = BURIED
                     return
-    else:
+        return
+    if a != Ability.DRAW:                                  # the sacrifice comes first
         fl[s, _sacrificable(ri, card, par, pp, pn, fl, s, i)] = SACRIFICED
-        if a == Ability.SACRIFICE_DRAW:
-            _draw_to(pp, pn, fl, s, PLAY, n, dice)
-        elif a == Ability.MAY_SACRIFICE_SILVER:
-            ps[s, PS_BONUS_SILVER] += n
-        elif a == Ability.MAY_SACRIFICE_POWER:
-            ps[s, PS_BONUS_POWER] += n
-        else:
-            _ritual(card, pp, pn, fl, s, dice)
+    if a == Ability.DRAW or a == Ability.SACRIFICE_DRAW:   # one inlined draw
+        _draw_to(pp, pn, fl, s, PLAY, n, dice)
+    elif a == Ability.MAY_SACRIFICE_SILVER:
+        ps[s, PS_BONUS_SILVER] += n
+    elif a == Ability.MAY_SACRIFICE_POWER:
+        ps[s, PS_BONUS_POWER] += n
+    else:
+        _ritual(card, pp, pn, fl, s, dice)
 
 
 @jit(inline="always", nrt=False)
