@@ -31,7 +31,7 @@ def test_buys_and_plays_are_counted_over_two_rounds():
     3 Longboats owned -> the dearest of Warriors 1 and Longboat 3: a Longboat, and with 3
     left another. Now Longboat bought 3, still first in round 6 (not 7); Coin played
     5 + 6 = 11."""
-    s, g = blank(2)
+    s, g = blank(2, count_elements=True)
     coin, hack, boat, kalf, seer = ids(s, "Coin", "Hacksilver", "Longboat", "Kalf", "Seer")
     me = g.players[0]
     me.hand = [coin] * 5 + [hack]
@@ -56,7 +56,7 @@ def test_cards_drawn_or_taken_into_play_count_as_played():
     """§7.2, §11.2: Boatwright's Shipbuild (Lone Raid, no Longboat in play) takes a Longboat
     into play: played Boatwright 1 and Longboat 1, though the Longboat came from the pile (it
     is not bought: the one buy is a Warriors with the Boatwright's 1 Silver)."""
-    s, g = blank(2)
+    s, g = blank(2, count_elements=True)
     wright, boat, war = ids(s, "Boatwright", "Longboat", "Warriors")
     me = g.players[0]
     me.hand = [wright]
@@ -72,7 +72,7 @@ def test_final_copies_are_every_card_the_seat_holds_but_sacrificed_ones():
     Coin 3, Longboat 1, Kalf 1, Warriors 0 (sacrificed: back to its pile, §9.2),
     Lindisfarne 1, Hacksilver 1; seat 1 holds nothing. Kernel ``_count_cards`` = reference
     ``record``."""
-    s, g = blank(2)
+    s, g = blank(2, count_elements=True)
     coin, boat, kalf, war, lind, hack = ids(s, "Coin", "Longboat", "Kalf", "Warriors",
                                             "Lindisfarne", "Hacksilver")
     me = g.players[0]
@@ -125,7 +125,7 @@ def test_tally_and_table_by_hand():
     not. Intervals = scipy's exact (Clopper-Pearson) interval."""
     from scipy.stats import binomtest
 
-    s = _setup(2)
+    s = _setup(2, count_elements=True)
     out, kalf = _fake_out(s)
     t = tally(s, out)
     assert t["cards_bought"][0, kalf] == 3 and t["cards_bought_games"][0, kalf] == 2
@@ -162,7 +162,7 @@ def test_run_counters_add_up():
     when bought; segment tallies add up to the whole run's (additive counts)."""
     from vikingsim.core.runner import simulate
 
-    a = simulate("raidconquer", 60, seed=11, players=3, threads=1)
+    a = simulate("raidconquer", 60, seed=11, players=3, threads=1, count_elements=True)
     c = a.out["cards"].astype(np.int64)
     assert ((c[:, 0] > 0) == (c[:, 1] > 0)).all()
     assert (c[:, 1] <= a.out["rounds"][:, None, None]).all()
@@ -170,7 +170,8 @@ def test_run_counters_add_up():
     assert (t["cards_bought"] >= t["cards_bought_games"]).all()
     assert (t["cards_bought_won"] <= t["wins"][:, None]).all()
     assert t["cards_bought"].sum() == c[:, 0].sum() > 0
-    b = simulate("raidconquer", 60, seed=11, players=3, threads=1, segment_games=1)
+    b = simulate("raidconquer", 60, seed=11, players=3, threads=1, segment_games=1,
+                 count_elements=True)
     assert all(np.array_equal(t[k], b.tally[k]) for k in t if k.startswith("cards_"))
 
 
@@ -225,9 +226,10 @@ def test_forbidden_cards_never_bought_in_a_run(policy, card):
     from vikingsim.games.raidconquer.policies import card_id
 
     pols = [f"{policy}(forbid=longboat+{card_id(card)})", policy, policy]
-    a = simulate("raidconquer", 40, seed=4, players=3, policies=pols, threads=1)
+    a = simulate("raidconquer", 40, seed=4, players=3, policies=pols, threads=1,
+                 count_elements=True)
     b = simulate("raidconquer", 40, seed=4, players=3, policies=pols, threads=1,
-                 reference=True)
+                 reference=True, count_elements=True)
     assert all(np.array_equal(a.out[k], b.out[k]) for k in a.out)
     boat, other = (a.setup.catalog.id_of(n) for n in ("Longboat", card))
     bought = a.tally["cards_bought"]
@@ -257,13 +259,16 @@ def test_unknown_forbidden_card_is_one_line(policy):
 # ---------------------------------------------------------------- exposed to users
 
 def test_result_elements_and_the_command_line(cli, tmp_path):
-    """``Result.elements`` is the spec's table of the run's tally; ``--elements`` prints it,
-    ``--elements-out`` writes the same table to CSV; bad input is one line, exit 2."""
+    """``Result.elements`` is the spec's table of the run's tally (with count_elements on);
+    ``--elements`` turns counting on and prints it, ``--elements-out`` writes the same table
+    to CSV; bad input is one line, exit 2."""
     import pandas as pd
 
     from vikingsim.core.runner import simulate
 
-    res = simulate("raidconquer", 30, seed=2, players=2, threads=1)
+    with pytest.raises(InputError, match="count_elements"):      # off by default (speed)
+        simulate("raidconquer", 30, seed=2, players=2, threads=1).elements
+    res = simulate("raidconquer", 30, seed=2, players=2, threads=1, count_elements=True)
     table = res.elements
     assert len(table) == 2 * res.setup.catalog.n_kinds
     path = tmp_path / "cards.csv"
@@ -278,3 +283,15 @@ def test_result_elements_and_the_command_line(cli, tmp_path):
                  ("raidconquer", "-n", "10", "--policy", "hints(forbid=paris)")):
         r = cli("simulate", *args, "--quiet")
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_counting_off_by_default_plays_the_same_games():
+    """count_elements (§14.6) changes no game: the same outputs but the counters, which are
+    empty when it is off (no memory), and the kernel's counters match the reference's."""
+    from vikingsim.core.runner import simulate
+
+    a = simulate("raidconquer", 50, seed=6, players=4, threads=1)
+    b = simulate("raidconquer", 50, seed=6, players=4, threads=1, count_elements=True)
+    assert a.out["cards"].shape[-1] == 0 and b.out["cards"].shape[-1] == 46
+    assert all(np.array_equal(a.out[k], b.out[k]) for k in a.out if k != "cards")
+    assert b.out["cards"][:, 3].sum() > 0

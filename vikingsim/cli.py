@@ -233,8 +233,8 @@ def _cmd_simulate(args) -> int:
 
     given = parse_assignments(args.sets)
     want_elements = args.elements or args.elements_out is not None
-    if want_elements:
-        _check_elements(args.game, args.elements_out)
+    if want_elements and _check_elements(args.game, args.elements_out):
+        given.setdefault("count_elements", "true")
     res = simulate(args.game, args.n, seed=args.seed, players=args.players,
                    policies=args.policies or None, options=given, threads=args.threads,
                    reference=args.reference, progress=not args.quiet, keep=False,
@@ -261,9 +261,10 @@ def _cmd_simulate(args) -> int:
     return 0
 
 
-def _check_elements(game, path) -> None:
+def _check_elements(game, path) -> bool:
     """--elements: the game must count elements; --elements-out must be writable (before
-    the run, so a bad path costs nothing)."""
+    the run, so a bad path costs nothing). True when the game's counting is an option named
+    ``count_elements`` (off by default where it costs speed): --elements turns it on."""
     from vikingsim.core.results import check_writable
     from vikingsim.games import get
 
@@ -271,6 +272,7 @@ def _check_elements(game, path) -> None:
         raise InputError(f"--elements: {game} counts no per-card or per-action statistics")
     if path is not None:
         check_writable(path, suffix=".csv", what="--elements-out")
+    return any(o.name == "count_elements" for o in get(game).options)
 
 
 def _parse_grid(items) -> list[tuple[str, list[int]]]:

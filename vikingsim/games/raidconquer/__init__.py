@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vikingsim.core import stats
+from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
 from vikingsim.games.raidconquer import invariants, kernel, reference
@@ -76,8 +77,9 @@ def allocate(s: Setup, n: int) -> dict:
            "truncated": np.zeros(n, np.bool_), "failed_raids": np.zeros(n, np.int16),
            "census": np.zeros((n, kinds), np.int16),
            # §14.6 per seat and card: bought <= 20 a round, played <= 60 copies a round, over
-           # <= 1000 rounds: every counter fits uint16
-           "cards": np.zeros((n, len(CARD_COUNTERS), k, kinds), np.uint16)}
+           # <= 1000 rounds: every counter fits uint16 (no cards unless count_elements)
+           "cards": np.zeros((n, len(CARD_COUNTERS), k, kinds if s.rules.count_elements else 0),
+                             np.uint16)}
     for name in SEAT_ARRAYS:
         dtype = np.int32 if name.startswith("silver") else np.int16
         out[name] = np.zeros((n, k), dtype)
@@ -173,6 +175,9 @@ def element_stats(s: Setup, t: dict):
     import pandas as pd
     from statsmodels.stats.proportion import proportion_confint
 
+    if not s.rules.count_elements:
+        raise InputError("raidconquer counts cards only with count_elements = true "
+                         "(--set count_elements=true)")
     n = int(np.asarray(t["rounds_hist"]).sum())
     wins = np.asarray(t["wins"], np.int64)[:, None]
     games_b = np.asarray(t["cards_bought_games"], np.int64)

@@ -674,9 +674,10 @@ def _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn
                         extra -= alt_n[w, q]
         spent += cost
         bought += 1
-        ec[EC_BOUGHT, s, k] += 1
-        if ec[EC_FIRST, s, k] == 0:
-            ec[EC_FIRST, s, k] = rnd
+        if ri[RuleSlot.COUNT_ELEMENTS]:
+            ec[EC_BOUGHT, s, k] += 1
+            if ec[EC_FIRST, s, k] == 0:
+                ec[EC_FIRST, s, k] = rnd
         if k == ri[RuleSlot.LONGBOAT]:
             owned += 1
         _push(pp, pn, s, DISC, k)
@@ -751,9 +752,11 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, sh
         i += 1
     _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl, ps,
               s, ec, rnd, pol)
+    if ri[RuleSlot.COUNT_ELEMENTS]:
+        for j in range(pn[s, PLAY]):
+            ec[EC_PLAYED, s, pp[s, PLAY, j]] += 1
     m = 0
     for j in range(pn[s, PLAY]):
-        ec[EC_PLAYED, s, pp[s, PLAY, j]] += 1
         if fl[s, j] == BURIED:
             _push(pp, pn, s, BURY, pp[s, PLAY, j])
         else:
@@ -1227,8 +1230,8 @@ def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, 
     """Play one game from setup to its end; returns (truncated, rounds)."""
     n_seats = kinds.shape[0]
     _setup(ri, card, n_seats, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, dice)
-    for q in range(N_EC):
-        for s in range(n_seats):
+    for q in range(ec.shape[0]):            # (empty unless count_elements, §14.6)
+        for s in range(ec.shape[1]):
             for k in range(ec.shape[2]):
                 ec[q, s, k] = 0
     for rnd in range(1, ri[RuleSlot.MAX_ROUNDS] + 1):
@@ -1293,7 +1296,8 @@ def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
         tied[g] = 0 if trunc else mask
         failed[g] = gs[GS_FAILED]
         _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
-        _count_final(pp, pn, fl, ec, n_seats)
+        if ri[RuleSlot.COUNT_ELEMENTS]:
+            _count_final(pp, pn, fl, ec, n_seats)
         for s in range(n_seats):
             tot, rl = _score(ri, card, pp, pn, fl, s)
             legend[g, s] = tot

@@ -450,8 +450,9 @@ class Game:
                 avail += n
             spent += self.c.cost[k]
             bought += 1
-            pl.bought[k] += 1                                      # §14.6
-            pl.first_buy[k] = pl.first_buy[k] or self.round
+            if self.ri[RuleSlot.COUNT_ELEMENTS]:                  # §14.6
+                pl.bought[k] += 1
+                pl.first_buy[k] = pl.first_buy[k] or self.round
             pl.discard.append(k)                                   # §7.4: to the discard pile
             if j >= 0:
                 self.vrow[j] = self.vdeck.pop() if self.vdeck else EMPTY
@@ -493,7 +494,7 @@ class Game:
             i += 1
         self.buy_step(pl)
         for k, _ in pl.play:                           # §14.6: every card put into play
-            pl.played[k] += 1
+            pl.played[k] += self.ri[RuleSlot.COUNT_ELEMENTS]
         keep = []
         for k, f in pl.play:                                       # §7.6
             if f == BURIED:
@@ -856,10 +857,11 @@ def record(game, g, out, truncated, rounds):
         out["won"][g, s], out["acquired"][g, s] = pl.won, pl.acquired
         out["pillaged"][g, s], out["lost"][g, s] = pl.pillaged, pl.lost
         out["silver_avail"][g, s], out["silver_spent"][g, s] = pl.silver_avail, pl.silver_spent
-        held = pl.deck + pl.discard + pl.hand + pl.raid + pl.bury + [
-            k for k, f in pl.play if f != SACRIFICED]          # §14.6: the seat's cards at the end
-        out["cards"][g, :, s] = [pl.bought, pl.first_buy, pl.played,
-                                 [held.count(k) for k in range(game.c.n)]]
+        if game.ri[RuleSlot.COUNT_ELEMENTS]:
+            held = pl.deck + pl.discard + pl.hand + pl.raid + pl.bury + [
+                k for k, f in pl.play if f != SACRIFICED]      # §14.6: the seat's cards at the end
+            out["cards"][g, :, s] = [pl.bought, pl.first_buy, pl.played,
+                                     [held.count(k) for k in range(game.c.n)]]
 
 
 def play_block(setup, g0, g1, dice_rng, pol_rng, out, game0=0):
