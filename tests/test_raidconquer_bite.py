@@ -91,9 +91,9 @@ def k_action_phase(s, rnd=5):
 def k_play_round(s, rnd):
     def run(w, c, dice, pol):
         K._play_round(c.ri, c.card, c.alt, c.alt_n, state.scores(s), c.base_attack,
-                      c.base_defense, s.kinds, s.params, w["sh"], w["shn"], w["rows"],
+                      c.base_defense, s.kinds, s.params, s.forbid, w["sh"], w["shn"], w["rows"],
                       w["supply"], w["pp"], w["pn"], w["fl"], w["ps"], w["gs"], len(s.kinds),
-                      rnd, w["s1"], w["s2"], dice, pol)
+                      rnd, w["s1"], w["s2"], w["ec"], dice, pol)
     return run
 
 

@@ -19,6 +19,8 @@ CASES = [
      {"play_all_cards": False}),
     (5, ["random", "hints(keep_in_winter=2)"] * 2 + ["burier(keep_in_winter=3)"],
      {"play_all_cards": False, "winter_rounds": 8, "end_condition": "lightning"}),
+    (4, ["hints(forbid=longboat+kalf)", "random(forbid=warriors)", "burier(forbid=hacksilver)",
+         "hints"], {"count_elements": True}),
 ]
 
 
@@ -31,8 +33,9 @@ def test_invariants_hold(players, policies, options):
         assert r.out["truncated"].any() and (~r.out["truncated"]).any()
 
 
-def _broken(mutate):
-    r = simulate("raidconquer", 400, seed=9, players=4, policies="random")
+def _broken(mutate, policies="random"):
+    r = simulate("raidconquer", 400, seed=9, players=4, policies=policies,
+                 count_elements=True)
     out = {k: v.copy() for k, v in r.out.items()}
     mutate(out)
     return invariants.check(r.setup, out)
@@ -50,7 +53,20 @@ def _broken(mutate):
     ("game ended in Winter", lambda o: o["rounds"].__setitem__(0, 3)),
     ("nobody holds enough", lambda o: o["raids"].__setitem__(0, 0)),
     ("more Earls", lambda o: o["earls"].__setitem__((0, 0), 99)),
+    ("first-buy round without a buy", lambda o: o["cards"].__setitem__((0, 1, 0, 4), 0)
+     if o["cards"][0, 0, 0, 4] else o["cards"].__setitem__((0, 1, 0, 4), 3)),
+    ("after the game's last round", lambda o: o["cards"].__setitem__(
+        (0, slice(0, 2), 0, 1), (1, 999))),
+    ("more copies held", lambda o: o["cards"].__setitem__((0, 3, 0, 4), 60)),
 ])
 def test_each_check_fires(what, mutate):
     msgs = _broken(mutate)
     assert any(what in m for m in msgs), msgs
+
+
+def test_forbid_check_fires():
+    """A Longboat bought by a seat whose policy forbids it (written into the counters)."""
+    def buy(o):
+        o["cards"][0, 0, 0, 1], o["cards"][0, 1, 0, 1] = 1, 2
+    msgs = _broken(buy, ["random(forbid=longboat)", "random", "random", "random"])
+    assert any("forbids" in m for m in msgs), msgs

@@ -58,8 +58,9 @@ def both(s, g, ref, ker, seed=5):
 def k_main(s, seat, spring):
     def run(w, c, dice, pol):
         K._main_turn(c.ri, c.card, c.alt, c.alt_n, state.scores(s)[seat], s.kinds[seat],
-                     s.params[seat], w["rows"], w["supply"], w["sh"], w["shn"], w["pp"],
-                     w["pn"], w["fl"], w["ps"], seat, spring, dice, pol)
+                     s.params[seat], s.forbid[seat], w["rows"], w["supply"], w["sh"], w["shn"],
+                     w["pp"], w["pn"], w["fl"], w["ps"], seat, spring, w["ec"], w["gs"][3],
+                     dice, pol)
     return run
 
 
@@ -421,8 +422,8 @@ def test_persistent_abilities():
     # Helmsman) + Battle Ship 2 = 11; Influence: Siggy 2 + Leadership 4 + Command Ship 2 = 8
     assert (power, infl, dfn, boats) == (11, 8, 0, 2)
     arr = np.array([k for k, _ in cards], np.int16)
-    got = K._stats(s.compiled.ri, s.compiled.card, arr, np.zeros(7, np.int8), 7, True, False)
-    assert tuple(got) == (11, 8, 0, 2)
+    got = K._stats(s.compiled.ri, s.compiled.card, arr, np.zeros(7, np.int8), 7, True)
+    assert tuple(got) == (11, 8, 0, 2, 11)          # no Attack Character card: same Power
 
 
 # ---------------------------------------------------------------- §7.2, §13.8 keeping cards

@@ -44,6 +44,7 @@ RAIDCONQUER = {
     "score_cards_in_play": False,                   # §10.1: deck, discard, Raid and Bury piles
     "two_player_alliances": False,                  # §13.12: 2 players, "No alliances."
     "sacrifice_any_card": True,                     # §13.13: "sacrifice a card" = any card
+    "count_elements": False,                        # §14.6: per-card counters off (speed)
     "character_offset": 0,                          # §4.6: seat i plays character i
     "start_card": "",                               # §12.3: no variant
     "rotate_characters": False,                     # §4.6

@@ -32,7 +32,8 @@ EXAMPLES = {
     "simulate": """examples:
   vikingsim simulate raidboard -n 1000000 --players 5 --policy lookahead greedy
   vikingsim simulate battle878 -n 1000000 --set norsemen=6 --set ragnar=true --json
-  vikingsim simulate ravenfeast -n 100000 --set mode=warband --out results/wb.parquet""",
+  vikingsim simulate ravenfeast -n 100000 --set mode=warband --out results/wb.parquet
+  vikingsim simulate raidconquer -n 20000 --elements --elements-out cards.csv""",
     "odds": """examples:
   vikingsim odds battle878 --set norsemen=6 --set fort=1 --json
   vikingsim odds battle878 --grid norsemen=1:10 --grid housecarls=1:10 --plot odds.png
@@ -160,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar and no compiling notice on stderr")
     s.add_argument("--reference", action="store_true",
                    help="use the plain-Python reference engine (slow; for checking)")
+    s.add_argument("--elements", action="store_true",
+                   help="also print the per-seat, per-card/action table (games that count "
+                        "them); bought vs not bought is a correlation, not a cause")
+    s.add_argument("--elements-out", default=None, metavar="CSV",
+                   help="write that table to CSV (implies --elements)")
 
     o = add("odds", "exact odds from the game's solver (same p_* keys as simulate)")
     _add_game_args(o, policies=False)
@@ -229,6 +235,9 @@ def _cmd_simulate(args) -> int:
     from vikingsim.core.runner import simulate
 
     given = parse_assignments(args.sets)
+    want_elements = args.elements or args.elements_out is not None
+    if want_elements and _check_elements(args.game, args.elements_out):
+        given.setdefault("count_elements", "true")
     res = simulate(args.game, args.n, seed=args.seed, players=args.players,
                    policies=args.policies or None, options=given, threads=args.threads,
                    reference=args.reference, progress=not args.quiet, keep=False,
@@ -236,13 +245,37 @@ def _cmd_simulate(args) -> int:
     summary = res.summary
     if args.out is not None:
         summary["out"] = str(args.out)
+    table = res.elements if want_elements else None
+    if table is not None and args.elements_out is not None:
+        from vikingsim.core.results import write_atomic
+        write_atomic(args.elements_out, lambda tmp: table.to_csv(tmp, index=False))
     if args.json:
+        if table is not None:
+            summary["elements"] = table.to_dict(orient="records")
         print_json(summary)
     else:
         print(format_summary(summary, changed=list(given)))
         if args.out is not None:
             print(f"wrote {args.out} and its manifest")
+        if table is not None:
+            print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        if args.elements_out is not None:
+            print(f"wrote {args.elements_out}")
     return 0
+
+
+def _check_elements(game, path) -> bool:
+    """--elements: the game must count elements; --elements-out must be writable (before
+    the run, so a bad path costs nothing). True when the game's counting is an option named
+    ``count_elements`` (off by default where it costs speed): --elements turns it on."""
+    from vikingsim.core.results import check_writable
+    from vikingsim.games import get
+
+    if get(game).element_stats is None:
+        raise InputError(f"--elements: {game} counts no per-card or per-action statistics")
+    if path is not None:
+        check_writable(path, suffix=".csv", what="--elements-out")
+    return any(o.name == "count_elements" for o in get(game).options)
 
 
 def _parse_grid(items) -> list[tuple[str, list[int]]]:

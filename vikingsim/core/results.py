@@ -150,6 +150,16 @@ class Result:
                 **metrics}
 
     @property
+    def elements(self) -> pd.DataFrame:
+        """Tidy per-seat, per-element table of the run (``GameSpec.element_stats`` of the
+        tally: e.g. Raid & Conquer's cards bought, played, held at the end, first-buy round,
+        win rate when bought vs not; a correlation, not a cause). InputError when the game
+        counts no elements."""
+        if self.spec.element_stats is None or self.tally is None:
+            raise InputError(f"{self.game} counts no per-card or per-action statistics")
+        return self.spec.element_stats(self.setup, self.tally)
+
+    @property
     def manifest(self) -> dict:
         """Everything needed to regenerate the run; ``files`` (only when an option or policy
         names a file) records each such file's path and sha256."""

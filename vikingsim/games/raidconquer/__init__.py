@@ -16,11 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from vikingsim.core import stats
+from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
 from vikingsim.games.raidconquer import invariants, kernel, reference
-from vikingsim.games.raidconquer.catalog import Catalog
-from vikingsim.games.raidconquer.policies import POLICY_HELP, POLICY_TYPES, compile_policies
+from vikingsim.games.raidconquer.catalog import Catalog, Pile
+from vikingsim.games.raidconquer.policies import (
+    POLICY_HELP, POLICY_TYPES, card_id, compile_policies, forbidden)
 from vikingsim.games.raidconquer.rules import CHARACTERS, N_CHARACTERS, Rules, check_players
 
 __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "CHARACTERS"]
@@ -32,6 +34,10 @@ RULES_VERSION = "2026.12.2"
 #: Per-seat output arrays (frame columns ``<name>_<seat>``).
 SEAT_ARRAYS = ("legend", "raid_legend", "raids", "character", "earls", "won", "acquired",
                "pillaged", "lost", "silver_avail", "silver_spent")
+#: Piles whose cards can be bought (§7.4): the Viking Row and the Village Row.
+BUYABLE = (Pile.VIKING, Pile.EVENT, Pile.WARRIORS, Pile.HACKSILVER, Pile.LONGBOAT)
+#: Per-card counters of ``out["cards"]`` (axis 1; kernel.EC_*), §14.6.
+CARD_COUNTERS = ("bought", "first_round", "played", "final")
 
 
 @dataclass(frozen=True)
@@ -42,16 +48,26 @@ class Setup:
     kinds: np.ndarray
     params: np.ndarray
     policies: tuple
+    ids: tuple                 # card id (lower_snake_case name) of each design
+    forbid: np.ndarray         # bool[n_seats, K]: the seat's policy forbids card k
 
 
 def setup(options: dict, policies: list[str], players: int) -> Setup:
-    """Validated setup: ``Rules`` (the catalog loaded and checked) and one policy kind and
-    parameter row per seat."""
+    """Validated setup: ``Rules`` (the catalog loaded and checked), one policy kind and
+    parameter row per seat, and each seat's forbidden cards (``forbid``)."""
     rules = Rules(**options)
     catalog = rules.cards()
     check_players(rules, catalog, players)
     kinds, params = compile_policies(policies)
-    return Setup(rules, rules.compile(), catalog, kinds, params, tuple(policies))
+    ids = tuple(card_id(n) for n in catalog.names)
+    allowed = tuple(i for i, p in zip(ids, catalog.pile) if p in BUYABLE)
+    return Setup(rules, rules.compile(), catalog, kinds, params, tuple(policies), ids,
+                 forbidden(policies, ids, allowed))
+
+
+def elements(s: Setup) -> tuple[str, ...]:
+    """The card ids a seat's ``forbid`` accepts: the catalog's buyable designs (§7.4)."""
+    return tuple(i for i, p in zip(s.ids, s.catalog.pile) if p in BUYABLE)
 
 
 def allocate(s: Setup, n: int) -> dict:
@@ -59,7 +75,11 @@ def allocate(s: Setup, n: int) -> dict:
     out = {"winner": np.full(n, -1, np.int8), "tie": np.zeros(n, np.bool_),
            "tied": np.zeros(n, np.int8), "rounds": np.zeros(n, np.int16),
            "truncated": np.zeros(n, np.bool_), "failed_raids": np.zeros(n, np.int16),
-           "census": np.zeros((n, kinds), np.int16)}
+           "census": np.zeros((n, kinds), np.int16),
+           # §14.6 per seat and card: bought <= 20 a round, played <= 60 copies a round, over
+           # <= 1000 rounds: every counter fits uint16 (no cards unless count_elements)
+           "cards": np.zeros((n, len(CARD_COUNTERS), k, kinds if s.rules.count_elements else 0),
+                             np.uint16)}
     for name in SEAT_ARRAYS:
         dtype = np.int32 if name.startswith("silver") else np.int16
         out[name] = np.zeros((n, k), dtype)
@@ -123,7 +143,67 @@ def tally(s: Setup, out) -> dict:
             "ties": np.array([int(out["tie"].sum())]),
             "truncated": np.array([int(out["truncated"].sum())]),
             "legend_sum": out["legend"].sum(axis=0, dtype=np.int64),
-            "raids_sum": out["raids"].sum(axis=0, dtype=np.int64)}
+            "raids_sum": out["raids"].sum(axis=0, dtype=np.int64),
+            **_card_tally(out, win, done)}
+
+
+def _card_tally(out, win, done) -> dict:
+    """§14.6 per seat and card (int64[n_seats, K]): copies bought, played and held at the
+    end; games the seat bought it; games it bought it and won (the ``wins`` reading: a tie
+    counts for its ``winner`` seat, a truncated game for nobody); summed first-buy rounds."""
+    c = out["cards"]
+    bought = c[:, 0] > 0
+    won = done[:, None] & (win[:, None] == np.arange(c.shape[2])[None, :])
+    return {"cards_bought": c[:, 0].sum(axis=0, dtype=np.int64),
+            "cards_bought_games": bought.sum(axis=0, dtype=np.int64),
+            "cards_bought_won": (bought & won[:, :, None]).sum(axis=0, dtype=np.int64),
+            "cards_first_round_sum": c[:, 1].sum(axis=0, dtype=np.int64),
+            "cards_played": c[:, 2].sum(axis=0, dtype=np.int64),
+            "cards_final": c[:, 3].sum(axis=0, dtype=np.int64)}
+
+
+def element_stats(s: Setup, t: dict):
+    """Per seat and card of the catalog, from a tally: ``bought_games`` (games the seat bought
+    it at least once), ``buy_rate``, ``win_rate_bought`` and ``win_rate_not_bought`` with
+    Clopper-Pearson 95% intervals (``*_lo``, ``*_hi``; NaN when no game is in the group),
+    ``copies_bought``, ``copies_played``, ``final_copies`` (per game), and
+    ``mean_first_buy_round`` (over the games it was bought).
+
+    Bought against not bought is a **correlation, not a cause**: a seat buys a card in the
+    games where the card was on offer and affordable, which are not like the other games.
+    For what a card is worth, compare paired runs with the card forbidden (``forbid``)."""
+    import pandas as pd
+    from statsmodels.stats.proportion import proportion_confint
+
+    if not s.rules.count_elements:
+        raise InputError("raidconquer counts cards only with count_elements = true "
+                         "(--set count_elements=true)")
+    n = int(np.asarray(t["rounds_hist"]).sum())
+    wins = np.asarray(t["wins"], np.int64)[:, None]
+    games_b = np.asarray(t["cards_bought_games"], np.int64)
+    won_b = np.asarray(t["cards_bought_won"], np.int64)
+    seats, kinds = games_b.shape
+
+    def rate_ci(k, m):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lo, hi = proportion_confint(k, np.maximum(m, 1), alpha=0.05, method="beta")
+            rate = np.where(m > 0, k / np.maximum(m, 1), np.nan)
+        return rate, np.where(m > 0, lo, np.nan), np.where(m > 0, hi, np.nan)
+
+    wr_b, wr_b_lo, wr_b_hi = rate_ci(won_b, games_b)
+    wr_n, wr_n_lo, wr_n_hi = rate_ci(wins - won_b, n - games_b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.where(games_b > 0, t["cards_first_round_sum"] / np.maximum(games_b, 1),
+                         np.nan)
+    grid = dict(seat=np.repeat(np.arange(seats), kinds), card=np.tile(np.array(s.ids), seats))
+    cols = {"games": np.full((seats, kinds), n), "bought_games": games_b, "buy_rate": games_b / n,
+            "win_rate_bought": wr_b, "win_rate_bought_lo": wr_b_lo,
+            "win_rate_bought_hi": wr_b_hi, "win_rate_not_bought": wr_n,
+            "win_rate_not_bought_lo": wr_n_lo, "win_rate_not_bought_hi": wr_n_hi,
+            "copies_bought": np.asarray(t["cards_bought"]) / n,
+            "copies_played": np.asarray(t["cards_played"]) / n,
+            "final_copies": np.asarray(t["cards_final"]) / n, "mean_first_buy_round": first}
+    return pd.DataFrame({**grid, **{k: np.asarray(v).ravel() for k, v in cols.items()}})
 
 
 def summarize(s: Setup, t: dict, n: int) -> dict:
@@ -212,6 +292,8 @@ GAME = GameSpec(
     game_id_options={"rotate_characters": True},
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
+    elements=elements,
+    element_stats=element_stats,
     bench_options={},
     bench_players=4,
     bench_configs=({}, {"character_offset": 1}),

@@ -68,4 +68,23 @@ def check(setup, out: dict) -> list[str]:
         *_bad("truncated game short of max_rounds", ~done & (out["rounds"] != r.max_rounds)),
         # §8.3.2: at most one Earl per Spring round
         *_bad("more Earls than Spring rounds", out["earls"].sum(axis=1) > np.maximum(spring, 0)),
+        *_card_checks(setup, out),
+    ]
+
+
+def _card_checks(setup, out) -> list[str]:
+    """§14.6 per-card counters and §12.4 ``forbid``."""
+    c = out["cards"].astype(np.int64)
+    if c.shape[-1] == 0:                                    # count_elements off: no counters
+        return []
+    bought, first, final = c[:, 0], c[:, 1], c[:, 3]
+    rounds = out["rounds"].astype(np.int64)[:, None, None]
+    return [
+        *_bad("first-buy round without a buy, or a buy without one",
+              ((bought > 0) != (first > 0)).any(axis=(1, 2))),
+        *_bad("first-buy round after the game's last round", (first > rounds).any(axis=(1, 2))),
+        *_bad("more copies held than the catalog has",
+              (final.sum(axis=1) > setup.catalog.copies[None, :]).any(axis=1)),
+        *_bad("a seat bought a card its policy forbids",
+              (bought * setup.forbid[None, :, :] > 0).any(axis=(1, 2))),
     ]

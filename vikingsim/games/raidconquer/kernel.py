@@ -21,6 +21,8 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     supply, box int64[K]    Village/basic piles by card id; Raid cards left in the box
     gs    int64[4]          FIRST seat, EARL_SIDE, FAILED raids, ROUND
     s1, s2 int64[CAP]       scratch (sort order, selection)
+    fb    bool[P, K]        cards each seat's policy never buys or gains (``forbid``, §12.4)
+    ec    uint16[4, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
 """
 from vikingsim.core.cards import NO_CARD, _draw, _shuffle
@@ -49,6 +51,10 @@ RANDOM_MAX_BUYS = 5
 N_PS = 18
 GS_FIRST, GS_EARL_SIDE, GS_FAILED, GS_ROUND = 0, 1, 2, 3
 N_GS = 4
+# per-card counters of a game (``ec`` and the ``cards`` output, §14.6): copies bought, round
+# of the first buy (0 = none), copies played, copies held at the end
+EC_BOUGHT, EC_FIRST, EC_PLAYED, EC_FINAL = 0, 1, 2, 3
+N_EC = 4
 # Raid Row start by player count (rules.ROW_START) and top level (rules.TOP_LEVEL), as rows
 _ROW_START = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0), (3, 2, 0, 0, 0), (2, 2, 1, 0, 0),
               (1, 2, 1, 1, 0), (1, 1, 1, 1, 1))
@@ -242,9 +248,10 @@ def _setup(ri, card, n_seats, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box
 
 # ---------------------------------------------------------------- statistics (§3.1, §11.1)
 @jit(inline="always", nrt=False)
-def _stats(ri, card, cards, flags, n, use_flags, attacking):
-    """(Power, Influence, card Defense, counted Longboats) of cards[:n] (sacrificed ones left
-    out when ``use_flags``); bonus Power and the shield are added by the callers."""
+def _stats(ri, card, cards, flags, n, use_flags):
+    """(Power, Influence, card Defense, counted Longboats, Power when attacking, §11.3) of
+    cards[:n] (sacrificed ones left out when ``use_flags``); bonus Power and the shield are
+    added by the callers. Both Powers in one pass: one inlined copy fewer."""
     vikings, boats = 0, 0
     for i in range(n):
         if use_flags and flags[i] == SACRIFICED:
@@ -254,7 +261,7 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
             vikings += 1
         if card[Col.PILE, k] == Pile.LONGBOAT:
             boats += 1
-    power, infl, dfn, counted = 0, 0, 0, 0
+    power, infl, dfn, counted, apower = 0, 0, 0, 0, 0
     for i in range(n):
         f = flags[i] if use_flags else NORMAL
         if f == SACRIFICED:
@@ -262,9 +269,11 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
         k = cards[i]
         p = card[Col.POWER, k]
         ac = card[Col.ATTACK_CHAR, k]
-        if attacking and ac >= 0:                          # §11.3 Attack Character
-            p = ac if ri[RuleSlot.ATTACK_CHAR_REPLACES] else p + ac
         power += p
+        if ac >= 0:                                        # §11.3 Attack Character
+            apower += ac if ri[RuleSlot.ATTACK_CHAR_REPLACES] else p + ac
+        else:
+            apower += p
         infl += card[Col.INFLUENCE, k]
         dfn += card[Col.DEFENSE, k]
         own_v = 1 if _is_viking(card, k) else 0
@@ -273,27 +282,28 @@ def _stats(ri, card, cards, flags, n, use_flags, attacking):
         bits = card[Col.PERSIST, k]
         if bits & Persist.BATTLE_FRENZY:
             power += vikings - own_v
+            apower += vikings - own_v
         if bits & Persist.LEADERSHIP:
             infl += vikings - own_v
         if bits & Persist.BATTLE_SHIP:
             power += boats - own_b
+            apower += boats - own_b
         if bits & Persist.COMMAND_SHIP:
             infl += boats - own_b
         if is_boat and (f != TAKEN or ri[RuleSlot.SHIPBUILD_COUNTS]):
             counted += 1
-    return power, infl, dfn, counted
+    return power, infl, dfn, counted, apower
 
 
 @jit(inline="always", nrt=False)
 def _update_stats(ri, card, base_att, pp, pn, fl, ps, s):
     """Cache the seat's Action-phase statistics in ``ps`` (Power includes bonus and shield)."""
-    power, infl, dfn, boats = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True, False)
+    power, infl, dfn, boats, ap = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True)
     ps[s, PS_POWER] = power + ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
     ps[s, PS_INFL] = infl
     ps[s, PS_DEF] = dfn
     ps[s, PS_BOATS] = boats
     if ps[s, PS_ACTION] == ATTACK:
-        ap, _, _, _ = _stats(ri, card, pp[s, PLAY], fl[s], pn[s, PLAY], True, True)
         ps[s, PS_APOWER] = ap + ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
 
 
@@ -334,7 +344,7 @@ def _plan(ri, card, alt, base_att, kind, par, s, n_seats, pp, pn, fl, ps, rows, 
             return PARTY, -1
         t = j - 3
         return ATTACK, t if t < s else t + 1
-    power, infl, _, _ = _stats(ri, card, pp[s, HAND], fl[s], pn[s, HAND], False, False)
+    power, infl, _, _, _ = _stats(ri, card, pp[s, HAND], fl[s], pn[s, HAND], False)
     power += ps[s, PS_BONUS_POWER] + base_att[ps[s, PS_CHAR]]
     boat = False
     for i in range(pn[s, HAND]):
@@ -408,12 +418,23 @@ def _sacrificable(ri, card, par, pp, pn, fl, s, i):
 
 @jit(inline="always", nrt=False)
 def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
-    """§7.5: an ability whose sacrifice cannot be fully resolved may not be used."""
+    """§7.5: an ability whose sacrifice cannot be fully resolved may not be used. (The
+    sacrifice is looked for at one place only: each inlined copy costs compile time.)"""
     if a == Ability.DRAW:
         return True
-    if a == Ability.SACRIFICE_DRAW:
-        return (_sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
-                and pn[s, DECK] + pn[s, DISC] >= n)
+    if a == Ability.SACRIFICE_DRAW or a == Ability.MAY_SACRIFICE_SILVER or \
+            a == Ability.MAY_SACRIFICE_POWER or a == Ability.MAY_RITUAL_SEARCH:
+        if _sacrificable(ri, card, par, pp, pn, fl, s, i) < 0:
+            return False
+        if a == Ability.SACRIFICE_DRAW:
+            return pn[s, DECK] + pn[s, DISC] >= n
+        if a != Ability.MAY_RITUAL_SEARCH:
+            return True
+        for src in (DECK, DISC):
+            for j in range(pn[s, src]):
+                if _is_viking(card, pp[s, src, j]):
+                    return True
+        return False
     if a == Ability.SHIPBUILD:
         return supply[ri[RuleSlot.LONGBOAT]] > 0
     if a == Ability.SACRIFICE_SELF_HACKSILVER:
@@ -425,23 +446,14 @@ def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
                                        or pk == Pile.TREASURE):
                 return True
         return False
-    if a == Ability.MAY_SACRIFICE_SILVER or a == Ability.MAY_SACRIFICE_POWER:
-        return _sacrificable(ri, card, par, pp, pn, fl, s, i) >= 0
-    if a == Ability.MAY_RITUAL_SEARCH:
-        if _sacrificable(ri, card, par, pp, pn, fl, s, i) < 0:
-            return False
-        for src in (DECK, DISC):
-            for j in range(pn[s, src]):
-                if _is_viking(card, pp[s, src, j]):
-                    return True
-        return False
     return False
 
 
 @jit(inline="always", nrt=False)
-def _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring):
+def _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i, spring):
     """Policy: the legal alternative of play card i with the highest priority (> 0), ties by
-    listed order; Shipbuild only when raiding with no Longboat in play. -1 = none."""
+    listed order; Shipbuild only when raiding with no Longboat in play; never one that gains
+    a card the seat's ``forbid`` names (``fb``). -1 = none."""
     k = pp[s, PLAY, i]
     best, best_p = -1, 0.0
     for j in range(alt.shape[1]):
@@ -455,8 +467,11 @@ def _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
                 if card[Col.PILE, pp[s, PLAY, q]] == Pile.LONGBOAT and fl[s, q] != SACRIFICED:
                     has_boat = True
             act = ps[s, PS_ACTION]
-            if not spring or (act != PARTY and act != LONE) or has_boat:
+            if not spring or (act != PARTY and act != LONE) or has_boat or \
+                    fb[ri[RuleSlot.LONGBOAT]]:
                 prio = 0.0
+        elif a == Ability.SACRIFICE_SELF_HACKSILVER and fb[ri[RuleSlot.HACKSILVER]]:
+            prio = 0.0
         if prio > best_p and _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a,
                                                 alt_n[k, j]):
             best, best_p = j, prio
@@ -494,24 +509,23 @@ def _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, a, n, dice):
             _push(pp, pn, s, DISC, ri[RuleSlot.HACKSILVER])
         return
     fl[s, i] = USED
-    if a == Ability.DRAW:
-        _draw_to(pp, pn, fl, s, PLAY, n, dice)
-    elif a == Ability.BURY:                                # §7.6 Coin, Hacksilver, Treasure
+    if a == Ability.BURY:                                  # §7.6 Coin, Hacksilver, Treasure
         for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
             for j in range(pn[s, PLAY]):
                 if fl[s, j] == NORMAL and card[Col.PILE, pp[s, PLAY, j]] == want:
                     fl[s, j] = BURIED
                     return
-    else:
+        return
+    if a != Ability.DRAW:                                  # the sacrifice comes first
         fl[s, _sacrificable(ri, card, par, pp, pn, fl, s, i)] = SACRIFICED
-        if a == Ability.SACRIFICE_DRAW:
-            _draw_to(pp, pn, fl, s, PLAY, n, dice)
-        elif a == Ability.MAY_SACRIFICE_SILVER:
-            ps[s, PS_BONUS_SILVER] += n
-        elif a == Ability.MAY_SACRIFICE_POWER:
-            ps[s, PS_BONUS_POWER] += n
-        else:
-            _ritual(card, pp, pn, fl, s, dice)
+    if a == Ability.DRAW or a == Ability.SACRIFICE_DRAW:   # one inlined draw
+        _draw_to(pp, pn, fl, s, PLAY, n, dice)
+    elif a == Ability.MAY_SACRIFICE_SILVER:
+        ps[s, PS_BONUS_SILVER] += n
+    elif a == Ability.MAY_SACRIFICE_POWER:
+        ps[s, PS_BONUS_POWER] += n
+    else:
+        _ritual(card, pp, pn, fl, s, dice)
 
 
 @jit(inline="always", nrt=False)
@@ -565,8 +579,9 @@ def _candidate(ri, rows, supply, c):
 
 
 @jit(inline="always", nrt=False)
-def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bought, pol):
-    """Policy: candidate index to buy, or -1 to stop (§12.4, §14.3)."""
+def _pick_buy(ri, card, bscore, kind, par, fb, rows, supply, owned, left, extra, bought, pol):
+    """Policy: candidate index to buy, or -1 to stop (§12.4, §14.3); cards with ``fb[k]``
+    (the seat's ``forbid``) are never candidates."""
     n_cand = ROW_SIZE + 3
     if kind == PolicyKind.RANDOM:
         if bought >= RANDOM_MAX_BUYS:
@@ -574,12 +589,12 @@ def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bou
         m = 0
         for c in range(n_cand):
             _, k = _candidate(ri, rows, supply, c)
-            if k != EMPTY and card[Col.COST, k] <= left:
+            if k != EMPTY and card[Col.COST, k] <= left and not fb[k]:
                 m += 1
         pick = int(pol.random() * (m + 1))
         for c in range(n_cand):
             _, k = _candidate(ri, rows, supply, c)
-            if k != EMPTY and card[Col.COST, k] <= left:
+            if k != EMPTY and card[Col.COST, k] <= left and not fb[k]:
                 if pick == 0:
                     return c
                 pick -= 1
@@ -594,7 +609,7 @@ def _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, left, extra, bou
     best, best_s, best_c, boat_c = -1, 0.0, 0, -1
     for c in range(n_cand):
         _, k = _candidate(ri, rows, supply, c)
-        if k == EMPTY:
+        if k == EMPTY or fb[k]:
             continue
         cost = card[Col.COST, k]
         if cost > left + (extra if k != war else 0):
@@ -631,17 +646,18 @@ def _spare_silver(alt, alt_n, pp, pn, fl, s):
 
 
 @jit(inline="always", nrt=False)
-def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-              pol):
+def _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
+              ps, s, ec, rnd, pol):
     """§7.4: buy while the policy wants, paying with played Silver (and Warriors sacrificed
-    for +1 Silver when that completes a buy); Viking Row gaps refilled at once."""
+    for +1 Silver when that completes a buy); Viking Row gaps refilled at once. Each buy is
+    counted in ``ec`` (copies, round of the first buy; §14.6)."""
     avail = _silver_now(card, pp, pn, fl, ps, s)
     spent, bought = 0, 0
     owned = _owned_longboats(ri, pp, pn, fl, s)
     extra = _spare_silver(alt, alt_n, pp, pn, fl, s)
     while True:
-        c = _pick_buy(ri, card, bscore, kind, par, rows, supply, owned, avail - spent, extra,
-                      bought, pol)
+        c = _pick_buy(ri, card, bscore, kind, par, fb, rows, supply, owned, avail - spent,
+                      extra, bought, pol)
         if c < 0:
             break
         slot, k = _candidate(ri, rows, supply, c)
@@ -658,6 +674,10 @@ def _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp
                         extra -= alt_n[w, q]
         spent += cost
         bought += 1
+        if ri[RuleSlot.COUNT_ELEMENTS]:
+            ec[EC_BOUGHT, s, k] += 1
+            if ec[EC_FIRST, s, k] == 0:
+                ec[EC_FIRST, s, k] = rnd
         if k == ri[RuleSlot.LONGBOAT]:
             owned += 1
         _push(pp, pn, s, DISC, k)
@@ -702,11 +722,11 @@ def _keep_back(ri, card, par, pp, pn, fl, s, spring):
 
 
 @jit(nrt=False)
-def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-               spring, dice, pol):
+def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
+               ps, s, spring, ec, rnd, dice, pol):
     """§7: play the hand (§7.2: the whole hand, unless ``_keep_back`` keeps cards in hand, in
-    hand order), use abilities card by card, buy, then move buried cards to the Bury pile
-    (§7.6)."""
+    hand order), use abilities card by card, buy, count every card that entered play this
+    turn (§14.6), then move buried cards to the Bury pile (§7.6)."""
     _keep_back(ri, card, par, pp, pn, fl, s, spring)
     m, q = 0, 0
     for h in range(pn[s, HAND]):                           # m, q <= h: in place
@@ -724,13 +744,17 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, p
     while i < pn[s, PLAY]:
         k = pp[s, PLAY, i]
         if fl[s, i] == NORMAL and alt[k, 0] != Ability.NONE:
-            j = _choose_alt(ri, card, alt, alt_n, par, pp, pn, fl, ps, supply, s, i, spring)
+            j = _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i,
+                            spring)
             if j >= 0:
                 _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j],
                          dice)
         i += 1
-    _buy_step(ri, card, alt, alt_n, bscore, kind, par, rows, supply, sh, shn, pp, pn, fl, ps, s,
-              pol)
+    _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl, ps,
+              s, ec, rnd, pol)
+    if ri[RuleSlot.COUNT_ELEMENTS]:
+        for j in range(pn[s, PLAY]):
+            ec[EC_PLAYED, s, pp[s, PLAY, j]] += 1
     m = 0
     for j in range(pn[s, PLAY]):
         if fl[s, j] == BURIED:
@@ -1178,8 +1202,8 @@ def _draw_phase(ri, pp, pn, fl, gs, n_seats, rnd, dice):
 
 
 @jit(nrt=False)
-def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, sh, shn, rows,
-                supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, dice, pol):
+def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh, shn,
+                rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol):
     """One round (§5): Draw, (Spring) Secret Plan, Main, (Spring) Action phase."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     if rnd > 1 or not ri[RuleSlot.SETUP_HAND_IS_ROUND1]:        # §6.1, §13.11
@@ -1193,23 +1217,27 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
             ps[s, PS_TARGET] = tgt
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
-        _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], rows, supply, sh, shn,
-                   pp, pn, fl, ps, s, spring, dice, pol)
+        _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,
+                   sh, shn, pp, pn, fl, ps, s, spring, ec, rnd, dice, pol)
     if spring:
         _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, supply, pp,
                       pn, fl, ps, gs, n_seats, rnd, s1, s2)
 
 
 @jit(nrt=False)
-def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g, pp, pn, fl, ps,
-               sh, shn, tmp, rows, supply, box, gs, s1, s2, dice, pol):
+def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g, pp, pn,
+               fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2, ec, dice, pol):
     """Play one game from setup to its end; returns (truncated, rounds)."""
     n_seats = kinds.shape[0]
     _setup(ri, card, n_seats, g, pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, dice)
+    for q in range(ec.shape[0]):            # (empty unless count_elements, §14.6)
+        for s in range(ec.shape[1]):
+            for k in range(ec.shape[2]):
+                ec[q, s, k] = 0
     for rnd in range(1, ri[RuleSlot.MAX_ROUNDS] + 1):
         gs[GS_ROUND] = rnd
-        _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, sh, shn, rows,
-                    supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, dice, pol)
+        _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh, shn,
+                    rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol)
         if _game_over(ri, card, sh, shn, rows, pp, pn, n_seats):   # §9.1: checked first
             return False, rnd
         _cleanup(ri, card, sh, shn, pp, pn, fl, ps, supply, gs, n_seats)
@@ -1234,19 +1262,32 @@ def _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g):
 
 
 @jit(nrt=False)
-def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, g0, g1, game0,
-                dice, pol,
+def _count_final(pp, pn, fl, ec, n_seats):
+    """§14.6: ``ec[EC_FINAL]`` = the copies each seat holds at the end (deck, discard, hand,
+    Raid and Bury piles, and play but for sacrificed cards)."""
+    for s in range(n_seats):
+        for p in range(N_PILES):
+            for j in range(pn[s, p]):
+                if p != PLAY or fl[s, j] != SACRIFICED:
+                    ec[EC_FINAL, s, pp[s, p, j]] += 1
+
+
+@jit(nrt=False)
+def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g0, g1,
+                game0, dice, pol,
                 pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2,
-                winner, tie, tied, rounds, truncated, failed, census, legend, raid_legend,
-                raids, character, earls, won, acquired, pillaged, lost, silver_avail,
-                silver_spent):
+                winner, tie, tied, rounds, truncated, failed, census, cards, legend,
+                raid_legend, raids, character, earls, won, acquired, pillaged, lost,
+                silver_avail, silver_spent):
     """Play games g0..g1 into rows g0..g1 of the outputs (this block's streams only); row g is
-    the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1)."""
+    the run's game ``game0 + g`` (the id ``rotate_characters`` reads, §14.1). The game counts
+    its cards (§14.6) straight into its row of ``cards``."""
     n_seats = kinds.shape[0]
     for g in range(g0, g1):
+        ec = cards[g]
         trunc, n_rounds = _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds,
-                                     params, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows, supply,
-                                     box, gs, s1, s2, dice, pol)
+                                     params, fb, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows,
+                                     supply, box, gs, s1, s2, ec, dice, pol)
         w, t, mask = _winner(ri, card, pp, pn, fl, ps, gs, n_seats)
         truncated[g] = trunc
         rounds[g] = n_rounds
@@ -1255,6 +1296,8 @@ def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
         tied[g] = 0 if trunc else mask
         failed[g] = gs[GS_FAILED]
         _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
+        if ri[RuleSlot.COUNT_ELEMENTS]:
+            _count_final(pp, pn, fl, ec, n_seats)
         for s in range(n_seats):
             tot, rl = _score(ri, card, pp, pn, fl, s)
             legend[g, s] = tot
@@ -1284,7 +1327,7 @@ def scratch(s, n_seats: int) -> dict:
             "tmp": np.zeros(cap, np.int16), "rows": np.zeros((2, ROW_SIZE), np.int64),
             "supply": np.zeros(k, np.int64), "box": np.zeros(k, np.int64),
             "gs": np.zeros(N_GS, np.int64), "s1": np.zeros(cap, np.int64),
-            "s2": np.zeros(cap, np.int64)}
+            "s2": np.zeros(cap, np.int64), "ec": np.zeros((N_EC, n_seats, k), np.uint16)}
 
 
 def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
@@ -1295,10 +1338,10 @@ def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
     w = scratch(s, n_seats)
     _play_block(c.ri, c.card, c.alt, c.alt_n, buy_scores(c.card, c.alt, c.alt_n, s.params),
                 c.base_attack, c.base_defense, s.kinds,
-                s.params, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"], w["ps"],
-                w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
+                s.params, s.forbid, g0, g1, game0, dice_rng, pol_rng, w["pp"], w["pn"], w["fl"],
+                w["ps"], w["sh"], w["shn"], w["tmp"], w["rows"], w["supply"], w["box"], w["gs"],
                 w["s1"], w["s2"], out["winner"], out["tie"], out["tied"], out["rounds"],
-                out["truncated"], out["failed_raids"], out["census"], out["legend"],
+                out["truncated"], out["failed_raids"], out["census"], out["cards"], out["legend"],
                 out["raid_legend"], out["raids"], out["character"], out["earls"], out["won"],
                 out["acquired"], out["pillaged"], out["lost"], out["silver_avail"],
                 out["silver_spent"])

@@ -25,12 +25,20 @@ Plan rules (P = Base Attack + card Power, I = Influence, L = a Longboat or Shipb
   acquire  buried Silver + the best buryable card in hand >= lowest Defense + acquire_margin:
            Defend (to bury and acquire)
   defend   always: Defend
+
+Restricted play: every policy (``random`` too) takes ``forbid``, card ids joined by ``+``
+(``hints(forbid=funeral_pyre+hacksilver)``; "" = nothing forbidden): the seat never buys a
+named card (it takes its next choice instead) and never uses an ability that gains one
+(Shipbuild's Longboat, Warriors' Hacksilver). The ids are ``GAME.elements(setup)``: the
+buyable designs of the catalog (§7.4), each name in lower_snake_case (:func:`card_id`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import ClassVar
+
+import re
 
 import numpy as np
 
@@ -101,6 +109,11 @@ def _w(default, what):
                 hi=100.0)
 
 
+def _forbid():
+    return rule("", "cards this seat never buys or gains by an ability: card ids joined by + "
+                "(restricted play; '' = none)", section="§12.4")
+
+
 def _p(default, what):
     return rule(int(default), f"priority of the {what} alternative (0 = never)",
                 section="§12.4", lo=0, hi=9)
@@ -157,6 +170,7 @@ class Scripted:
     prio_sacrifice_silver: int = _p(5, "sacrifice a card: +N Silver")
     prio_sacrifice_power: int = _p(6, "sacrifice a card: +N Power")
     prio_ritual: int = _p(7, "sacrifice a card: take a Viking")
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.SCRIPTED
 
     def __post_init__(self):
@@ -172,7 +186,7 @@ class Scripted:
         for f in fields(self):
             if f.name.startswith("prio_"):
                 p[Param.PRIO0 + PRIO_OF[f.name[5:]]] = getattr(self, f.name)
-            elif f.name != "plan":
+            elif f.name not in ("plan", "forbid"):
                 p[Param[f.name.upper()]] = float(getattr(self, f.name))
         return p
 
@@ -207,6 +221,7 @@ class Random:
     affordable card or stop, at most 5); every other choice as ``hints``. Draws only from
     the policy stream."""
 
+    forbid: str = _forbid()
     kind: ClassVar[PolicyKind] = PolicyKind.RANDOM
 
     def params(self) -> np.ndarray:
@@ -260,3 +275,21 @@ def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     kinds = np.array([int(p.kind) for p in specs], np.int8)
     params = np.stack([p.params() for p in specs]).astype(np.float64)
     return kinds, params
+
+
+def card_id(name: str) -> str:
+    """A card's element id: its name in lower_snake_case ("Odin's Witness" -> odins_witness)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower().replace("'", "")).strip("_")
+
+
+def forbidden(labels: list[str], ids: tuple, allowed: tuple) -> np.ndarray:
+    """bool[n_seats, K]: True where the seat's ``forbid`` names card ``ids[k]``; a name not in
+    ``allowed`` (the buyable ids) is one InputError line listing them."""
+    out = np.zeros((len(labels), len(ids)), np.bool_)
+    for seat, label in enumerate(labels):
+        text = policies.build("raidconquer", POLICY_TYPES, label).forbid
+        for name in filter(None, (w.strip() for w in text.split("+"))):
+            if name not in allowed:
+                raise InputError(f"forbid: unknown card {name!r}; cards: {', '.join(allowed)}")
+            out[seat, ids.index(name)] = True
+    return out

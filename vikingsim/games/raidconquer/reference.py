@@ -59,8 +59,12 @@ class Card:
 
 
 class Player:
-    def __init__(self, seat, char, kind, params):
+    def __init__(self, seat, char, kind, params, forbid, n_cards):
         self.seat, self.char, self.kind, self.p = seat, char, kind, params
+        self.forbid = forbid                  # card ids the policy never buys (restricted play)
+        self.bought = [0] * n_cards           # §14.6: copies bought this game
+        self.first_buy = [0] * n_cards        # round of the first buy (0 = never)
+        self.played = [0] * n_cards           # copies put into play
         self.deck, self.discard, self.hand = [], [], []
         self.play = []                        # [card, flag] in the order put into play
         self.raid, self.bury = [], []
@@ -84,7 +88,9 @@ class Game:
         R = RuleSlot
         shift = self.ri[R.CHARACTER_OFFSET] + (g if self.ri[R.ROTATE_CHARACTERS] else 0)
         self.players = [Player(s, (s + shift) % N_CHARACTERS, int(setup.kinds[s]),
-                               [float(x) for x in setup.params[s]]) for s in range(n)]
+                               [float(x) for x in setup.params[s]],
+                               {k for k in range(self.c.n) if setup.forbid[s, k]}, self.c.n)
+                        for s in range(n)]
         self.first, self.earl_side = self.ri[R.FIRST_SEAT], False
         self.round = 0
         self.failed_raids = 0
@@ -313,9 +319,17 @@ class Game:
                                for x, f in pl.play)
                 if not spring or pl.action not in (PARTY, LONE) or has_boat:
                     prio = 0
+            if self.gains(a) in pl.forbid:                         # restricted play
+                prio = 0
             if prio > best_p and self.legal_alt(pl, i, a, n):
                 best, best_p = j, prio
         return best
+
+    def gains(self, a):
+        """The card an alternative gains or takes (Shipbuild: a Longboat; Warriors: a
+        Hacksilver), else None."""
+        return {Ability.SHIPBUILD: self.ri[RuleSlot.LONGBOAT],
+                Ability.SACRIFICE_SELF_HACKSILVER: self.ri[RuleSlot.HACKSILVER]}.get(a)
 
     def use_alt(self, pl, i, a, n):
         c, R = self.c, RuleSlot
@@ -396,7 +410,7 @@ class Game:
     def pick_buy(self, pl, left, extra, bought):
         """Policy: (slot, card) to buy or None. Scripted: a Longboat first while owning fewer
         than longboats_wanted, else the best score (ties: dearer, then listed order)."""
-        cands = self.candidates()
+        cands = [(j, k) for j, k in self.candidates() if k not in pl.forbid]
         if pl.kind == PolicyKind.RANDOM:                           # §14.3: one draw per step
             if bought >= RANDOM_MAX_BUYS:
                 return None
@@ -436,6 +450,9 @@ class Game:
                 avail += n
             spent += self.c.cost[k]
             bought += 1
+            if self.ri[RuleSlot.COUNT_ELEMENTS]:                  # §14.6
+                pl.bought[k] += 1
+                pl.first_buy[k] = pl.first_buy[k] or self.round
             pl.discard.append(k)                                   # §7.4: to the discard pile
             if j >= 0:
                 self.vrow[j] = self.vdeck.pop() if self.vdeck else EMPTY
@@ -476,6 +493,8 @@ class Game:
                     self.use_alt(pl, i, a, n)
             i += 1
         self.buy_step(pl)
+        for k, _ in pl.play:                           # §14.6: every card put into play
+            pl.played[k] += self.ri[RuleSlot.COUNT_ELEMENTS]
         keep = []
         for k, f in pl.play:                                       # §7.6
             if f == BURIED:
@@ -838,6 +857,11 @@ def record(game, g, out, truncated, rounds):
         out["won"][g, s], out["acquired"][g, s] = pl.won, pl.acquired
         out["pillaged"][g, s], out["lost"][g, s] = pl.pillaged, pl.lost
         out["silver_avail"][g, s], out["silver_spent"][g, s] = pl.silver_avail, pl.silver_spent
+        if game.ri[RuleSlot.COUNT_ELEMENTS]:
+            held = pl.deck + pl.discard + pl.hand + pl.raid + pl.bury + [
+                k for k, f in pl.play if f != SACRIFICED]      # §14.6: the seat's cards at the end
+            out["cards"][g, :, s] = [pl.bought, pl.first_buy, pl.played,
+                                     [held.count(k) for k in range(game.c.n)]]
 
 
 def play_block(setup, g0, g1, dice_rng, pol_rng, out, game0=0):

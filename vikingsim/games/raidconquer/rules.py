@@ -66,6 +66,7 @@ class RuleSlot(IntEnum):
     PLAY_ALL_CARDS = 29         # §7.2, §13.8: 0 = a player may keep cards back in hand
     TWO_PLAYER_ALLIANCES = 30   # §10.3, §13.12: 1 = a 2-player Earl may invite the opponent
     SACRIFICE_ANY_CARD = 31     # §7.5, §13.13: 0 = "sacrifice a card" takes only a Coin
+    COUNT_ELEMENTS = 32         # §14.6: 1 = count per-card statistics (out["cards"])
 
 
 N_RULE_SLOTS = len(RuleSlot)
@@ -143,6 +144,9 @@ class Rules:
                                       "alliances')", section="§10.3, §13.12")
     sacrifice_any_card: bool = rule(True, "'sacrifice a card' may sacrifice any other unused "
                                     "card in play (else only a Coin)", section="§7.5, §13.13")
+    count_elements: bool = rule(False, "count per-card statistics (bought, played, held, first "
+                                "buy; --elements): not a rule, costs about 10-13 percent of speed",
+                                section="§14.6")
     character_offset: int = rule(0, "seat i plays character (i + offset) mod 5 (Ragnar, "
                                  "Lagertha, Rollo, Floki, Bjorn)", section="§4.6", lo=0,
                                  hi=N_CHARACTERS - 1)
@@ -227,6 +231,7 @@ class Rules:
         ri[S.PLAY_ALL_CARDS] = self.play_all_cards
         ri[S.TWO_PLAYER_ALLIANCES] = self.two_player_alliances
         ri[S.SACRIFICE_ANY_CARD] = self.sacrifice_any_card
+        ri[S.COUNT_ELEMENTS] = self.count_elements
         card = np.stack([c.pile, c.copies, c.cost, c.power, c.influence, c.defense, c.silver,
                          c.legend, c.level, c.attack_char, c.persist, c.betray]).astype(np.int64)
         return CompiledRules(ri=ri, card=card, alt=c.alt.copy(), alt_n=c.alt_n.copy(),

@@ -15,6 +15,8 @@ _PS = {"char": K.PS_CHAR, "action": K.PS_ACTION, "target": K.PS_TARGET,
        "last_earl": K.PS_LAST_EARL, "earls": K.PS_EARLS, "won": K.PS_WON,
        "acquired": K.PS_ACQUIRED, "pillaged": K.PS_PILLAGED, "lost": K.PS_LOST,
        "silver_avail": K.PS_SILVER_AVAIL, "silver_spent": K.PS_SILVER_SPENT}
+#: §14.6 per-card counters of a seat (reference attribute -> row of the kernel's ``ec``).
+_EC = {"bought": K.EC_BOUGHT, "first_buy": K.EC_FIRST, "played": K.EC_PLAYED}
 
 
 def pack(game: R.Game, setup) -> dict:
@@ -30,6 +32,8 @@ def pack(game: R.Game, setup) -> dict:
             w["fl"][s, j] = f
         for name, slot in _PS.items():
             w["ps"][s, slot] = getattr(pl, name)
+        for name, row in _EC.items():
+            w["ec"][row, s] = getattr(pl, name)
     for i, cards in enumerate((game.vdeck, game.treasure, game.raid_deck)):
         w["sh"][i, :len(cards)] = cards
         w["shn"][i] = len(cards)
@@ -50,6 +54,8 @@ def view(w: dict, n_seats: int) -> dict:
         out[(s, "flags")] = [int(x) for x in w["fl"][s, :w["pn"][s, 3]]]
         for name, slot in _PS.items():
             out[(s, name)] = int(w["ps"][s, slot])
+        for name, row in _EC.items():
+            out[(s, name)] = [int(x) for x in w["ec"][row, s]]
     for i, name in enumerate(("vdeck", "treasure", "raid_deck")):
         out[name] = [int(x) for x in w["sh"][i, :w["shn"][i]]]
     out["vrow"] = [int(x) for x in w["rows"][0]]
@@ -71,6 +77,8 @@ def of_game(game: R.Game) -> dict:
         out[(s, "flags")] = [f for _, f in pl.play]
         for name in _PS:
             out[(s, name)] = int(getattr(pl, name))
+        for name in _EC:
+            out[(s, name)] = list(getattr(pl, name))
     out["vdeck"], out["treasure"] = list(game.vdeck), list(game.treasure)
     out["raid_deck"] = list(game.raid_deck)
     out["vrow"], out["raid_row"] = list(game.vrow), list(game.raid_row)

@@ -519,9 +519,10 @@ def _morale_phase(fig, ri, pol, st, sd, dice):
 def _end_of_turn(fig, armt, ri, pol, st, sd, dice):
     """§3.5 End of Turn: removal, morale triggers (§9.2) per side, removal of the fled killed
     (their triggers wait a turn), §8.4 walls break."""
-    _removal(fig, armt, ri, st, sd, dice)
-    _morale_phase(fig, ri, pol, st, sd, dice)
-    _removal(fig, armt, ri, st, sd, dice)                   # 2nd pass: fled and killed
+    for p in range(2):              # a loop, not two calls: one inlined copy of _removal
+        _removal(fig, armt, ri, st, sd, dice)               # (compile time); 2nd pass:
+        if p == 0:                                          # the fled and killed
+            _morale_phase(fig, ri, pol, st, sd, dice)
     for s in range(2):                                      # §8.4 the wall breaks below 3
         if sd[s, SideState.WALL]:
             if not _resolve_wall_holds(_count_active(st, sd, s), ri[WarbandSlot.WALL_MIN]):
