@@ -157,9 +157,14 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     study = study if isinstance(study, Study) else load_study(study)
     if games is not None:
         study = replace(study, games=_games(games))
-    spec, states, manifest = _plan_run(study, stop_when_decided)
     root = Path(out) if out is not None else Path("results") / study.name
-    _check_out(root, manifest, resume)
+    try:
+        spec, states, manifest = _plan_run(study, stop_when_decided)
+        _check_out(root, manifest, resume)
+    except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while planning
+        print(f"vikingsim: study stopped before it started; nothing was written to {root}",
+              file=sys.stderr)
+        raise
     t_start = time.perf_counter()
     try:                                                  # reached before anything is written
         pool = make_backend(backend, workers, scheduler) if pool is None else Borrowed(pool)
@@ -171,8 +176,10 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     try:
         _prepare(root, manifest)
         resumed = _feed_finished(root, states, manifest)
-    except BaseException:
+    except BaseException as e:
         pool.close(cancel=True)
+        if isinstance(e, KeyboardInterrupt):    # stopped while reading the finished chunks
+            _say_interrupted(root, states)
         raise
     return _play(root, study, spec, states, manifest, resumed, pool, start_s, progress)
 
@@ -205,8 +212,12 @@ def _play(root, study, spec, states, manifest, resumed, pool, start_s, progress)
         pool.close(cancel=True)
         _say_interrupted(root, states)
         raise
-    pool.close()
-    summaries = _finish(root, spec, states, manifest)
+    try:
+        pool.close()
+        summaries = _finish(root, spec, states, manifest)
+    except KeyboardInterrupt:                  # every chunk saved; the summary not yet
+        _say_interrupted(root, states)
+        raise
     return StudyRun(root, manifest, summaries, time.perf_counter() - t0, ran, resumed,
                     start_s)
 
