@@ -616,18 +616,18 @@ win_shares = noise.loc[WIN, "noise_share"]
 win_moved = [h for h in WIN if len(movers(h))]
 gs_meaning = (": the invented Giant pool, not the tables or the cards, sets how much of the "
               "game the Giants are" if gs_top == "params.giants.values" else "")
-moved = "; ".join(f"`{h}` with `{movers(h).input.iloc[0]}` (ST "
+moved = "; ".join(f"`{h}` moves with `{movers(h).input.iloc[0]}` (ST "
                   f"{movers(h).ST.iloc[0]:.2f})" for h in win_moved)
 still = [h for h in WIN if h not in win_moved]
-more = ("to rank inputs for them needs more games per point (`docs/benchmarks.md`: "
-        "`--samples 256 -n 5000`)")
+more = ("to rank inputs for them needs more games per point, e.g. `--samples 256 -n 5000` "
+        "(`docs/benchmarks.md`)")
 if not win_moved:
     seat_meaning = ("No invented number moves a seat's win rate beyond that noise: over the "
                     "whole space the seat answers of sections 1-5 are not shown to hinge on any "
                     f"one of them; {more}")
 else:
     seat_meaning = f"Beyond that noise, {moved}" + (
-        f"; {', '.join(still)} move with no input beyond it ({more})" if still else "")
+        f"; {', '.join(still)} move with no input beyond it: {more}" if still else "")
 sens_answer = f"""
 **Which invented number drives each headline** (Sobol', {len(SENS_INPUTS)} inputs varied
 together over the ranges of `experiments/tevragnarok_sensitivity.toml`, {SENS_SAMPLES} base
@@ -688,8 +688,8 @@ def gain(r, d=2):
 
 
 seats_moved = ("no invented number moves a seat win rate beyond the Monte Carlo noise"
-               if not win_moved else f"beyond the Monte Carlo noise the seat win rates move "
-               f"{moved}" + (f" and {', '.join(still)} with none" if still else ""))
+               if not win_moved else f"beyond the Monte Carlo noise {moved}"
+               + (f", and {', '.join(still)} with none" if still else ""))
 sens_summary = (f"the Giants' share of the points moves most with `{gs_top}`; {seats_moved} "
                 f"(noise share {100 * win_shares.min():.0f}% to {100 * win_shares.max():.0f}% "
                 f"at {SENS_N:,} games per point).")
