@@ -276,3 +276,60 @@ def test_snowball_drain_and_luck_headline():
         f"{100 * min(later):.1f}% to {100 * max(later):.1f}% of the later Eras",
         f"seat {best} wins {_pct(wins[best] / N, *wilson(int(wins[best]), N))} at default"])
     assert min(later) > 0 and bl["diff"] < 0           # every seat opens an Era; "fewer"
+
+
+# --------------------------------------------------------------- section 6: global sensitivity
+
+SPACE = NB.parents[1] / "experiments" / "tevragnarok_sensitivity.toml"
+
+
+def _nb_constant(name):
+    """``NAME = small if SMALL else full`` in the notebook's source: (small, full)."""
+    import re
+
+    m = re.search(rf"^{name} = ([\d_]+) if SMALL else ([\d_]+)", NB.read_text(), re.M)
+    assert m, f"{name} not found in {NB.name}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def _sensitivity(tmp_path, samples, games):
+    from vikingsim.studies import sensitivity as sens
+
+    data = sens.run_sensitivity("tevragnarok", SPACE, samples=samples, games=games, seed=20260,
+                                out=tmp_path / "sens", second_order=False).open()
+    t = sens.report_tables(data)
+    return t["sensitivity indices"], t["monte carlo noise"].set_index("headline")
+
+
+def _top(indices, noise, h):
+    """The input of largest ST whose interval's lower end lies above the noise share."""
+    s = noise.loc[h, "noise_share"]
+    r = indices[indices.headline == h].sort_values("ST", ascending=False)
+    r = r[r.ST_lo > (s if s == s else 0.0)]
+    return r.iloc[0] if len(r) else None
+
+
+def test_sensitivity_top_input_for_giant_share_in_a_fresh_small_run(tmp_path):
+    """The rendered answer of section 6 names the Giant pool as what drives the Giants' share
+    of the points. Expected by hand: the pool's mean moves from 2 to 4 over its range, so a
+    Giant's points change by half of their default in either direction, while the other
+    inputs change the other scores by a point or two of a rank. A fresh small run (8 base
+    samples, 200 games per point, another n than the notebook's) must rank it first too."""
+    indices, noise = _sensitivity(tmp_path, 8, 200)
+    top = _top(indices, noise, "giant_share")
+    assert top is not None and top.input == "params.giants.values"
+    _assert_quoted(["**The Giants' share of the points is driven by `params.giants.values`**"])
+
+
+@pytest.mark.slow
+def test_sensitivity_headline(tmp_path):
+    """Section 6 at the notebook's full size and seeds: the giant_share line and the noise
+    shares of the win rates, as rendered."""
+    samples, n = _nb_constant("SENS_SAMPLES")[1], _nb_constant("SENS_N")[1]
+    indices, noise = _sensitivity(tmp_path, samples, n)
+    top = _top(indices, noise, "giant_share")
+    win = noise.loc[[f"win_rate[{s}]" for s in range(PLAYERS)], "noise_share"]
+    _assert_quoted([
+        f"{samples} base samples, {samples * (10 + 2):,} points × {n:,} games",   # N (D + 2)
+        f"`{top.input}` (ST {top.ST:.2f} [{top.ST_lo:.2f}, {top.ST_hi:.2f}], S1 {top.S1:.2f})",
+        f"noise share of {100 * win.min():.0f}% to {100 * win.max():.0f}% at {n:,} games"])
