@@ -293,6 +293,8 @@ the rulebook. The balance tool and its method: `vikingsim balance`, `docs/balanc
 # section runs.
 
 # %%
+from vikingsim.core.game import tally_counts
+
 LEVELS = {"scripted": "greedy", "mid": "ismcts(budget=16)", "top": "ismcts(budget=128)"}
 SE_TARGET = 0.0025                                    # wanted standard error of a seat's rate
 N_SKILL_HOLD = 4_000 if SMALL else int(np.ceil(0.25 / SE_TARGET ** 2))
@@ -302,23 +304,24 @@ SKILL_STEPS = range(0, 11)
 
 
 def level_rates(policy, step, n, seed):
-    s = simulate("raidboard", n, seed=seed, players=4, policies=policy,
-                 options={"seat_gold_step": step}, threads=2).summary
-    return np.array(s["win_rate"]), np.array(s["win_rate_ci"]), s["truncated"]
+    r = simulate("raidboard", n, seed=seed, players=4, policies=policy,
+                 options={"seat_gold_step": step}, threads=2)
+    wins = tally_counts(r.spec, r.tally, n).wins                 # integer counts, per seat
+    return wins / n, np.array(r.summary["win_rate_ci"]), r.summary["truncated"], wins
 
 
 skill_search, skill_rows = [], []
 for level, policy in LEVELS.items():
     for step in SKILL_STEPS:
-        p, _, _ = level_rates(policy, step, N_SKILL_SEARCH, SKILL_SEARCH_SEED)
+        p, _, _, _ = level_rates(policy, step, N_SKILL_SEARCH, SKILL_SEARCH_SEED)
         skill_search.append({"level": level, "step": step, "loss": loss(p, N_SKILL_SEARCH, 4),
                              "seat0_dev_pp": 100 * (p[0] - 0.25)})
     chosen = min((r for r in skill_search if r["level"] == level), key=lambda r: r["loss"])["step"]
     for st in sorted({0, chosen}):
-        p, ci, trunc = level_rates(policy, st, N_SKILL_HOLD, SKILL_HOLD_SEED)
+        p, ci, trunc, wins = level_rates(policy, st, N_SKILL_HOLD, SKILL_HOLD_SEED)
         for seat in range(4):
             skill_rows.append({"level": level, "policy": policy, "step": st, "chosen": st == chosen,
-                               "seat": seat, "p": p[seat], "lo": ci[seat][0], "hi": ci[seat][1],
+                               "seat": seat, "wins": int(wins[seat]), "p": p[seat], "lo": ci[seat][0], "hi": ci[seat][1],
                                "n": N_SKILL_HOLD, "truncated": trunc})
 skill_search = pd.DataFrame(skill_search)
 skill = pd.DataFrame(skill_rows).assign(fair=0.25)
@@ -345,7 +348,8 @@ skill_search.pivot(index="step", columns="level", values="seat0_dev_pp")[list(LE
 # ### Answer by skill level
 #
 # Rendered from `skill` and `skill_search` (nothing typed by hand). "Larger" or "smaller" below
-# means the two 95% intervals do not overlap; otherwise the levels are not told apart.
+# means the 95% interval of the difference in seat 0's rate (statsmodels, Newcombe) excludes
+# zero; otherwise the levels are not told apart.
 
 # %%
 def skill_row(level, step, seat):
@@ -353,11 +357,12 @@ def skill_row(level, step, seat):
 
 
 def compare(a, b):
-    if a.lo > b.hi:
-        return "larger than"
-    if a.hi < b.lo:
-        return "smaller than"
-    return "not told apart from"
+    """Seat 0's rate at level a minus level b (independent hold-out games), 95% Newcombe."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    lo, hi = confint_proportions_2indep(a.wins, a.n, b.wins, b.n, method="newcomb")
+    word = "larger than" if lo > 0 else "smaller than" if hi < 0 else "not told apart from"
+    return f"{word} the scripted one ({100 * (a.p - b.p):+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}])"
 
 
 def skill_lines():
@@ -374,6 +379,7 @@ def skill_lines():
 
 
 top0, mid0, scr0 = (skill_row(lv, 0, 0) for lv in ("top", "mid", "scripted"))
+topb = skill_row("top", int(skill_best["top"]), 0)
 se_search = 0.5 / np.sqrt(N_SKILL_SEARCH)
 Markdown(f"""
 **Seat advantage by skill level** (4 players, the same policy in every seat, hold-out
@@ -385,14 +391,15 @@ step, standard error at most {100 * se_search:.2f} pp; 95% Wilson intervals; fai
 |---|---|---|---|---|---|---|
 {skill_lines()}
 
-Seat 0's edge at the top level ({100 * (top0.p - 0.25):+.1f} pp) is {compare(top0, scr0)} the
-scripted one ({100 * (scr0.p - 0.25):+.1f} pp); at the mid level ({100 * (mid0.p - 0.25):+.1f} pp)
-it is {compare(mid0, scr0)} it. So the first-player advantage
+Seat 0's edge at the top level ({100 * (top0.p - 0.25):+.1f} pp) is {compare(top0, scr0)};
+at the mid level ({100 * (mid0.p - 0.25):+.1f} pp) it is {compare(mid0, scr0)} (differences of
+seat 0's rate with their 95% Newcombe intervals). So the first-player advantage
 {'survives good play' if top0.lo > 0.25 else 'is not shown to survive good play'}, and the
-compensating step is {'the same' if skill_best.nunique() == 1 else 'not the same'} at every
-level (scripted {int(skill_best['scripted'])}, mid {int(skill_best['mid'])}, top
-{int(skill_best['top'])}): a step tuned on greedy play {'holds' if skill_best.nunique() == 1 else 'does not carry over'}
-to stronger players.
+chosen step is {'the same' if skill_best.nunique() == 1 else 'not the same'} at every level
+(scripted {int(skill_best['scripted'])}, mid {int(skill_best['mid'])}, top
+{int(skill_best['top'])}). With the top level's step, seat 0's interval
+{'contains' if topb.lo <= 0.25 <= topb.hi else 'excludes'} the fair 25%
+({rate(topb)}).
 
 **Rests on:** the DEFAULT readings of `docs/rules/raidboard.md`; the search players as shipped
 (`ismcts` with its default exploration constant, budgets 16 and 128 — "skill" here means
