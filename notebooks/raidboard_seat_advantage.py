@@ -279,11 +279,12 @@ the rulebook. The balance tool and its method: `vikingsim balance`, `docs/balanc
 #
 # Sections 1-6 rest on the scripted `greedy` policy, an invented bot. Here the same 4-player
 # question is asked at three skill levels, the same policy in every seat: **scripted**
-# (`greedy`), **mid** (`ismcts(budget=16)`) and **top** (`ismcts(budget=128)`, the largest budget
-# of the search players whose compensation search still finishes in about two minutes on two
-# threads; `docs/benchmarks.md`, search section). At each level the compensation is searched
-# the way section 5 does it (every whole step of `seat_gold_step` on `N_SKILL_SEARCH` games of
-# one seed, the balance loss, then the chosen step and step 0 on `N_SKILL_HOLD` fresh games of
+# (`greedy`), **mid** (`ismcts(budget=16)`) and **top** (`ismcts(budget=128)`, the largest
+# power-of-two budget whose compensation search still finishes in about two minutes on two
+# threads; budget 256 plays about a third as fast, see `docs/benchmarks.md`, search section).
+# At each level the compensation is searched the way section 5 does it (every whole step of
+# `seat_gold_step` on `N_SKILL_SEARCH` games of one seed, the balance loss, then the chosen
+# step and step 0 on `N_SKILL_HOLD` fresh games of
 # another seed), so the rates and intervals below are hold-out figures.
 #
 # **Sample size.** A seat's win rate p on n games has standard error sqrt(p(1 − p)/n), at most
