@@ -27,9 +27,11 @@
 #   `docs/rules-coverage.md`), including its **assumptions** (unlimited settlement markers,
 #   `settlement_supply` = 0; the `max_rounds` guard); every figure depends on them.
 # - *Policies*: the shipped `greedy` policy in every seat (sections 1-3, 5), an invented bot,
-#   not a player; section 4 swaps one seat for `lookahead` or `random`.
+#   not a player; section 4 swaps one seat for `lookahead` or `random`; section 7 puts the
+#   search players `ismcts(budget=16)` and `ismcts(budget=128)` in every seat (skill levels).
 # - *Compensation*: the designer variant `seat_gold_step` (§4.4, not in the rulebook: seat *k*
-#   starts with *k* × step extra Gold), searched here per player count for greedy play only.
+#   starts with *k* × step extra Gold), searched per player count for greedy play
+#   (section 5) and, at 4 players, per skill level (section 7).
 #
 # **The balance answer.** The tool for "which setting is fair?" is `vikingsim balance`
 # (`docs/balancing.md`; its worked example is this very question at 4 players). Section 5 gives
@@ -270,4 +272,138 @@ than seat 0's edge at 4 players ({edges[4]:+.1f} pp).
 `greedy` policy in every seat (the compensation is tuned for it: other policies need their own
 run, `vikingsim balance ... --policy`); the designer variant `seat_gold_step`, which is not in
 the rulebook. The balance tool and its method: `vikingsim balance`, `docs/balancing.md`.
+""")
+
+# %% [markdown]
+# ## 7. Does the seat advantage survive good play?
+#
+# Sections 1-6 rest on the scripted `greedy` policy, an invented bot. Here the same 4-player
+# question is asked at three skill levels, the same policy in every seat: **scripted**
+# (`greedy`), **mid** (`ismcts(budget=16)`) and **top** (`ismcts(budget=128)`, the largest
+# power-of-two budget whose compensation search still finishes in about two minutes on two
+# threads; budget 256 plays about a third as fast, see `docs/benchmarks.md`, search section).
+# At each level the compensation is searched the way section 5 does it (every whole step of
+# `seat_gold_step` on `N_SKILL_SEARCH` games of one seed, the balance loss, then the chosen
+# step and step 0 on `N_SKILL_HOLD` fresh games of
+# another seed), so the rates and intervals below are hold-out figures.
+#
+# **Sample size.** A seat's win rate p on n games has standard error sqrt(p(1 − p)/n), at most
+# 1/(2 sqrt(n)). `N_SKILL_HOLD` is the smallest n that holds it at `SE_TARGET` for any p; the
+# search runs on half as many games, whose standard error is rendered below with the answer.
+# The small CI mode (`VIKINGSIM_NB_SMALL=1`) plays far fewer games and only checks that the
+# section runs.
+
+# %%
+from vikingsim.core.game import tally_counts
+
+LEVELS = {"scripted": "greedy", "mid": "ismcts(budget=16)", "top": "ismcts(budget=128)"}
+SE_TARGET = 0.0025                                    # wanted standard error of a seat's rate
+N_SKILL_HOLD = 4_000 if SMALL else int(np.ceil(0.25 / SE_TARGET ** 2))
+N_SKILL_SEARCH = N_SKILL_HOLD // 2
+SKILL_SEARCH_SEED, SKILL_HOLD_SEED = 707, 708
+SKILL_STEPS = range(0, 11)
+
+
+def level_rates(policy, step, n, seed):
+    r = simulate("raidboard", n, seed=seed, players=4, policies=policy,
+                 options={"seat_gold_step": step}, threads=2)
+    wins = tally_counts(r.spec, r.tally, n).wins                 # integer counts, per seat
+    return wins / n, np.array(r.summary["win_rate_ci"]), r.summary["truncated"], wins
+
+
+skill_search, skill_rows = [], []
+for level, policy in LEVELS.items():
+    for step in SKILL_STEPS:
+        p, _, _, _ = level_rates(policy, step, N_SKILL_SEARCH, SKILL_SEARCH_SEED)
+        skill_search.append({"level": level, "step": step, "loss": loss(p, N_SKILL_SEARCH, 4),
+                             "seat0_dev_pp": 100 * (p[0] - 0.25)})
+    chosen = min((r for r in skill_search if r["level"] == level), key=lambda r: r["loss"])["step"]
+    for st in sorted({0, chosen}):
+        p, ci, trunc, wins = level_rates(policy, st, N_SKILL_HOLD, SKILL_HOLD_SEED)
+        for seat in range(4):
+            skill_rows.append({"level": level, "policy": policy, "step": st, "chosen": st == chosen,
+                               "seat": seat, "wins": int(wins[seat]), "p": p[seat], "lo": ci[seat][0], "hi": ci[seat][1],
+                               "n": N_SKILL_HOLD, "truncated": trunc})
+skill_search = pd.DataFrame(skill_search)
+skill = pd.DataFrame(skill_rows).assign(fair=0.25)
+skill_best = skill[skill.chosen].groupby("level").step.first()
+print(f"search: {N_SKILL_SEARCH:,} games per (level, step), seed {SKILL_SEARCH_SEED}; "
+      f"hold-out: {N_SKILL_HOLD:,} fresh games per (level, step), seed {SKILL_HOLD_SEED}")
+skill.pivot_table(index=["level", "step"], columns="seat", values="p", sort=False)
+
+# %%
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4))
+for i, level in enumerate(LEVELS):
+    for ax, g in ((ax0, skill[(skill.level == level) & (skill.step == 0)]),
+                  (ax1, skill[(skill.level == level) & skill.chosen])):
+        ax.errorbar(g.seat + (i - 1) * 0.08, g.p - g.fair, yerr=[g.p - g.lo, g.hi - g.p], fmt="o-",
+                    capsize=3, label=f"{level}: {LEVELS[level]} (step {int(g.step.iloc[0])})")
+for ax, title in ((ax0, "printed rules (step 0)"), (ax1, "with each level's chosen step")):
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set(xlabel="seat (0 moves first)", ylabel="win rate - fair share", title=title)
+    ax.legend(fontsize=8)
+fig.suptitle(f"4 players, hold-out n={N_SKILL_HOLD:,} per point"); plt.show()
+skill_search.pivot(index="step", columns="level", values="seat0_dev_pp")[list(LEVELS)].round(2)
+
+# %% [markdown]
+# ### Answer by skill level
+#
+# Rendered from `skill` and `skill_search` (nothing typed by hand). "Larger" or "smaller" below
+# means the 95% interval of the difference in seat 0's rate (statsmodels, Newcombe) excludes
+# zero; otherwise the levels are not told apart.
+
+# %%
+def skill_row(level, step, seat):
+    return skill[(skill.level == level) & (skill.step == step) & (skill.seat == seat)].iloc[0]
+
+
+def compare(a, b):
+    """Seat 0's rate at level a minus level b (independent hold-out games), 95% Newcombe."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    lo, hi = confint_proportions_2indep(a.wins, a.n, b.wins, b.n, method="newcomb")
+    word = "larger than" if lo > 0 else "smaller than" if hi < 0 else "not told apart from"
+    return f"{word} the scripted one ({100 * (a.p - b.p):+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}])"
+
+
+def skill_lines():
+    out = []
+    for level, policy in LEVELS.items():
+        s0, last, step = skill_row(level, 0, 0), skill_row(level, 0, 3), int(skill_best[level])
+        b0 = skill_row(level, step, 0)
+        worst = skill[(skill.level == level) & (skill.step == step)]
+        worst = worst.loc[(worst.p - worst.fair).abs().idxmax()]
+        out.append(f"| {level} | `{policy}` | {rate(s0)} ({100 * (s0.p - 0.25):+.1f} pp) | "
+                   f"{rate(last)} | {step} | {rate(b0)} ({100 * (b0.p - 0.25):+.2f} pp) | "
+                   f"seat {int(worst.seat)}: {100 * (worst.p - 0.25):+.2f} pp |")
+    return "\n".join(out)
+
+
+top0, mid0, scr0 = (skill_row(lv, 0, 0) for lv in ("top", "mid", "scripted"))
+topb = skill_row("top", int(skill_best["top"]), 0)
+se_search = 0.5 / np.sqrt(N_SKILL_SEARCH)
+Markdown(f"""
+**Seat advantage by skill level** (4 players, the same policy in every seat, hold-out
+{N_SKILL_HOLD:,} games per level and step, seed {SKILL_HOLD_SEED}: a seat's standard error is at
+most {100 * 0.5 / np.sqrt(N_SKILL_HOLD):.2f} pp; the step search used {N_SKILL_SEARCH:,} games per
+step, standard error at most {100 * se_search:.2f} pp; 95% Wilson intervals; fair 25%):
+
+| level | policy | seat 0, printed rules | last seat, printed rules | chosen `seat_gold_step` | seat 0 with the step | largest seat deviation with the step |
+|---|---|---|---|---|---|---|
+{skill_lines()}
+
+Seat 0's edge at the top level ({100 * (top0.p - 0.25):+.1f} pp) is {compare(top0, scr0)};
+at the mid level ({100 * (mid0.p - 0.25):+.1f} pp) it is {compare(mid0, scr0)} (differences of
+seat 0's rate with their 95% Newcombe intervals). So the first-player advantage
+{'survives good play' if top0.lo > 0.25 else 'is not shown to survive good play'}, and the
+chosen step is {'the same' if skill_best.nunique() == 1 else 'not the same'} at every level
+(scripted {int(skill_best['scripted'])}, mid {int(skill_best['mid'])}, top
+{int(skill_best['top'])}). With the top level's step, seat 0's interval
+{'contains' if topb.lo <= 0.25 <= topb.hi else 'excludes'} the fair 25%
+({rate(topb)}).
+
+**Rests on:** the DEFAULT readings of `docs/rules/raidboard.md`; the search players as shipped
+(`ismcts` with its default exploration constant, budgets 16 and 128 — "skill" here means
+search budget, not human play); the designer variant `seat_gold_step`, not in the rulebook;
+4 players only. Truncated games: {int(skill.groupby(['level', 'step']).truncated.first().sum())}.
 """)
