@@ -107,9 +107,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_scheduler_nobody_listens_at_leaves_nothing_behind(tmp_path, capsys):
+def test_a_scheduler_nobody_listens_at_leaves_nothing_behind(tmp_path, capsys, monkeypatch):
     """The scheduler is reached before anything is written: the failed run leaves no
-    folder, and the next correct run (no --resume) is not refused."""
+    folder, and the next correct run (no --resume) is not refused. (A 2 s connect timeout:
+    nobody listens, so waiting the default 20 s twice would only cost time.)"""
+    from vikingsim.core import config
+
+    monkeypatch.setattr(config, "DASK_CONNECT_S", 2)
     path = write(tmp_path, GOOD)
     out = tmp_path / "o"
     line = one_error_line(capsys, ["experiment", str(path), "--out", str(out), "--quiet",

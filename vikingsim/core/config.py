@@ -28,3 +28,6 @@ GAME_REGISTRY = "vikingsim.games"
 #: A running study rewrites its manifest (progress) at most this often, in seconds
 #: (``studies.run._Rewrites``); the final manifest is always written.
 MANIFEST_EVERY_S = 2.0
+
+#: Seconds a Dask client waits to reach a scheduler (a given --scheduler or a new LocalCluster).
+DASK_CONNECT_S = 20

@@ -15,6 +15,7 @@ import signal
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+from vikingsim.core import config
 from vikingsim.core.errors import InputError
 
 BACKENDS = ("local", "dask")
@@ -109,13 +110,13 @@ class DaskBackend:
         if scheduler is None:
             with _signals_held() as arrived:
                 self.cluster = _local_cluster(workers)
-                self.client = Client(self.cluster, timeout="20s")
+                self.client = Client(self.cluster, timeout=f"{config.DASK_CONNECT_S}s")
             if arrived:                        # stopped while starting: now stop cleanly
                 self.close(cancel=True)
                 signal.raise_signal(arrived[0])
         else:
             try:
-                self.client = Client(scheduler, timeout="20s")
+                self.client = Client(scheduler, timeout=f"{config.DASK_CONNECT_S}s")
             except OSError as e:
                 raise InputError(f"cannot reach the Dask scheduler {scheduler!r}: {e}") from None
         self.workers = max(1, sum(self.client.nthreads().values()))
