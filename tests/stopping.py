@@ -11,16 +11,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sigterm_after(argv: list, out: Path, pattern: str = "data/*/*.tally.json", *,
-                  at_least: int = 1, cwd=ROOT, wait_s: float = 300) -> str:
+                  at_least: int = 1, cwd=ROOT) -> str:
     """Run ``python -m vikingsim *argv`` (the package of this checkout), send SIGTERM once
     ``at_least`` files match ``out/pattern``; assert exit 143 and a single stderr line naming
-    ``--resume`` (no traceback), and return that line."""
+    ``--resume`` (no traceback), and return that line. A run that ends before saving
+    ``at_least`` chunk files fails the test (the run is finite: no clock is needed)."""
     proc = subprocess.Popen([sys.executable, "-m", "vikingsim", *map(str, argv)], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.time() + wait_s
     while len(list(out.glob(pattern))) < at_least:
-        assert proc.poll() is None and time.time() < deadline, proc.communicate()
+        assert proc.poll() is None, proc.communicate()    # ended before it saved enough
         time.sleep(0.01)
     proc.send_signal(signal.SIGTERM)
     err = proc.communicate(timeout=120)[1]
