@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 
+import pytest
+
 from vikingsim.games import raidconquer, tevragnarok
 from vikingsim.games.raidconquer.rules import Rules as RCRules
 from vikingsim.games.tevragnarok.rules import HERE, Rules as TevRules, load_params
@@ -114,3 +116,15 @@ def test_tevragnarok_params_file_typed_by_hand():
     assert tomllib.loads((HERE / "params.toml").read_text()) == PARAMS
     flat = {f"{table}_{key}": v for table, keys in PARAMS.items() for key, v in keys.items()}
     assert dataclasses.asdict(load_params()) == flat
+
+
+def test_forbid_names_is_one_parser_for_every_game():
+    """Restricted play's forbid text: names joined by "+", spaces ignored, "" = nothing; an
+    unknown name is one line listing the valid ones (shared by the four games' policies)."""
+    from vikingsim.core.errors import InputError
+    from vikingsim.core.policies import forbid_names
+
+    assert forbid_names("", ("a", "b"), "g") == ()
+    assert forbid_names(" b + a ", ("a", "b"), "g") == ("b", "a")
+    with pytest.raises(InputError, match=r"^forbid: unknown card 'c' for g; cards: a, b$"):
+        forbid_names("a+c", ("a", "b"), "g", what="card", listed="cards")

@@ -103,6 +103,19 @@ def build(game: str, registry: dict, text):
         raise InputError(f"policy {text!r}: {e}") from None
 
 
+def forbid_names(text, allowed, game: str, *, what: str = "element",
+                 listed: str = "elements") -> tuple[str, ...]:
+    """Restricted play's ``forbid`` parameter, shared by every game's policies: names joined
+    by "+" ("" = nothing forbidden) -> the names in order; InputError (one line listing
+    ``allowed``) for a name not in ``allowed``."""
+    names = tuple(filter(None, (x.strip() for x in str(text).split("+"))))
+    bad = [x for x in names if x not in allowed]
+    if bad:
+        raise InputError(f"forbid: unknown {what} {bad[0]!r} for {game}; {listed}: "
+                         f"{', '.join(allowed)}")
+    return names
+
+
 def label(name: str, policy) -> str:
     """Canonical text of a policy: its name, plus the parameters that differ from defaults."""
     changed = [f"{f.name}={getattr(policy, f.name)!r}".replace("'", "")

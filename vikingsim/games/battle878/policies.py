@@ -83,10 +83,7 @@ def forbid_mask(text: str, allowed) -> int:
     """``forbid`` text (names joined by '+'; '' = nothing) -> bit mask; InputError, one line
     listing ``allowed``, for a name not in it."""
     mask = 0
-    for name in filter(None, (x.strip() for x in text.split("+"))):
-        if name not in allowed:
-            raise InputError(f"forbid: unknown element {name!r} for battle878 here; valid: "
-                             f"{', '.join(allowed)}")
+    for name in core_policies.forbid_names(text, allowed, "battle878 here", listed="valid"):
         mask |= 1 << ELEMENT_NAMES.index(name)
     return mask
 

@@ -24,8 +24,9 @@ order is the contract in ``kernel.py``'s docstring.
 """
 from __future__ import annotations
 
+from vikingsim.core.policies import forbid_names
 from vikingsim.core.rng import d6
-from vikingsim.games.battle878.policies import policy_objects
+from vikingsim.games.battle878.policies import ELEMENT_NAMES, policy_objects
 from vikingsim.games.battle878.rules import EPIC_NAMES, Outcome, Rules
 
 SLOTS = ("N", "B", "H", "T", "F", "VF")        # rules.Unit order
@@ -95,7 +96,8 @@ class Battle:
     def allowed(self, side, element):
         """Restricted play: ``element`` (policies.ELEMENT_NAMES) is not in the side's
         ``forbid`` ('+'-joined names)."""
-        return element not in self.policy[side].forbid.split("+")
+        return element not in forbid_names(self.policy[side].forbid, ELEMENT_NAMES,
+                                           "battle878")
 
     def holds(self, side, k):
         """Does ``side`` have unit type ``k`` (or the Fort/Settlement, ``"STRUCT"``) now?"""

@@ -50,11 +50,7 @@ def forbid_flags(forbid: str) -> np.ndarray:
     """The forbid flags (float64[len(ELEMENTS)], 1.0 = forbidden) of a ``forbid`` text
     ("" = nothing; "north_sea+lost_own"); ValueError naming an unknown element, or a text
     that forbids every sea (Exploration must go to some sea, §6.5)."""
-    names = [e.strip() for e in forbid.split("+")] if forbid.strip() else []
-    bad = [e for e in names if e not in ELEMENTS]
-    if bad:
-        raise ValueError(f"forbid: unknown element {bad[0]!r} for raidboard; elements: "
-                         f"{', '.join(ELEMENTS)}")
+    names = policies.forbid_names(forbid, ELEMENTS, "raidboard")
     flags = np.array([float(e in names) for e in ELEMENTS], np.float64)
     if flags[:len(SEA_ELEMENTS)].all():
         raise ValueError("forbid: every sea is forbidden, but Exploration must go to a sea "

@@ -288,8 +288,7 @@ def forbidden(labels: list[str], ids: tuple, allowed: tuple) -> np.ndarray:
     out = np.zeros((len(labels), len(ids)), np.bool_)
     for seat, label in enumerate(labels):
         text = policies.build("raidconquer", POLICY_TYPES, label).forbid
-        for name in filter(None, (w.strip() for w in text.split("+"))):
-            if name not in allowed:
-                raise InputError(f"forbid: unknown card {name!r}; cards: {', '.join(allowed)}")
+        for name in policies.forbid_names(text, allowed, "raidconquer", what="card",
+                                          listed="cards"):
             out[seat, ids.index(name)] = True
     return out

@@ -57,10 +57,7 @@ def forbid_mask(text: str) -> int:
     """``forbid`` text (element names joined by "+", "" = none) -> bit mask (bit i:
     ``ELEMENTS[i]``); an unknown name is one InputError line listing the valid ones."""
     mask = 0
-    for name in filter(None, (x.strip() for x in str(text).split("+"))):
-        if name not in ELEMENTS:
-            raise InputError(f"forbid: unknown element {name!r} for tevragnarok; elements: "
-                             f"{', '.join(ELEMENTS)}")
+    for name in policies.forbid_names(text, ELEMENTS, "tevragnarok"):
         mask |= 1 << ELEMENTS.index(name)
     return mask
 
