@@ -34,6 +34,8 @@ A study file names one game and what is held fixed, then a grid of knobs to vary
     beta = 0.05                      # optional (default 0.05)
 
     [report]                         # what to report: kept as given in study.json
+    skill = "policy"                 # optional: the [grid] policy knob whose values are skill
+                                     # levels (a "By skill" section; docs/reports.md)
 
 A study made by a command (``study_from_dict``) names that command's ``kind`` (a key of
 ``vikingsim.studies.kinds.KINDS``: "tournament", "importance", ...), which tells
@@ -170,6 +172,8 @@ def _study(path: str, text: str, data: dict) -> Study:
     both = [k for k in options if k in dict(grid) or any(k in c for c in cases)]
     if both:
         raise InputError(f"option {both[0]!r} is both fixed in [options] and varied")
+    report = _typed(data, "report", dict, {})
+    _skill(report.get("skill"), grid, cases)
     return Study(
         path=path, text=text, game=game,
         name=_name(data.get("name", Path(path).stem)),
@@ -184,8 +188,27 @@ def _study(path: str, text: str, data: dict) -> Study:
         common_seeds=_typed(data, "common_seeds", bool, False),
         options=options, grid=grid, cases=cases,
         stop=_stop(data["stop"]) if "stop" in data else None,
-        report=_typed(data, "report", dict, {}),
+        report=report,
         kind=_kind(_typed(data, "kind", str, "")))
+
+
+def _skill(knob, grid: tuple, cases: tuple) -> None:
+    """``[report] skill``: the ``[grid]`` policy knob whose values are skill levels (the
+    report's "By skill" section, ``report/skill.py``); absent means none."""
+    if knob is None:
+        return
+    axes = dict(grid)
+    policy = [k for k in axes if k.split(".")[0] == "policy"]
+    if not isinstance(knob, str) or knob not in axes or knob.split(".")[0] != "policy":
+        raise InputError(f"[report] skill = {knob!r} must name a policy knob of [grid] "
+                         f"(policy, policy.<seat> or policy.<param>); the grid's policy "
+                         f"knobs: {', '.join(policy) or 'none'}")
+    if len(axes[knob]) < 2:
+        raise InputError(f"[report] skill = {knob!r}: the grid gives it one level, "
+                         f"{list(axes[knob])!r}; a skill axis needs two or more")
+    if any(knob in c for c in cases):
+        raise InputError(f"[report] skill = {knob!r} is also set by [[cases]], which would "
+                         f"override its levels")
 
 
 def _kind(kind: str) -> str:

@@ -6,6 +6,7 @@
 - ``tables``: tidy frames of the counts (``build_tables``);
 - ``words``: the opening answer and the findings, sentences from the tables;
 - ``figures``: matplotlib figures of the tables;
+- ``skill``: the answers by skill level, for a study with ``[report] skill``;
 - ``page``: the self-contained HTML page and its atomic writing (``render``,
   ``write_report``), with the tables, findings and figures of the study's kind.
 
@@ -21,6 +22,8 @@ from vikingsim.studies.report.figures import (bars_figure, data_uri, heatmap_fig
 from vikingsim.studies.report.labels import (cell_label, cell_title, knob_words, raw_label,
                                              value_words)
 from vikingsim.studies.report.page import kind_parts, render, write_report
+from vikingsim.studies.report.skill import (skill_figure, skill_frame, skill_knob,
+                                            skill_parts, skill_tests)
 from vikingsim.studies.report.tables import (build_tables, cell_tests, contender_frame,
                                              heatmap_axes, knob_frame, length_frame,
                                              outcome_frame, policy_frame)
@@ -35,4 +38,5 @@ __all__ = ["SOURCES", "CellCount", "StudyView", "Unsummarized", "bars_figure", "
            "length_grid_figure", "length_hist_figure", "lines_figure", "load_study",
            "min_font_px", "outcome_frame", "p_text", "pct", "points_text", "policy_frame",
            "rate_figure", "raw_label", "render", "summary", "value_words", "view_of",
-           "write_report"]
+           "write_report", "skill_figure", "skill_frame", "skill_knob", "skill_parts",
+           "skill_tests"]

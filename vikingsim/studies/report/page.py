@@ -5,7 +5,8 @@ The page is self-contained: figures are PNG data URIs, the CSS is inline and not
 fetched. It shows win rates by seat (or side), policy and option with Wilson 95 % intervals,
 heatmaps of two-knob grids, game-length histograms, findings in plain words and the study's
 provenance; a study of a kind in ``studies.kinds.KINDS`` adds that kind's tables, findings
-and figures first, after the sentence saying what was played (``kind_parts``)."""
+and figures first, after the sentence saying what was played (``kind_parts``); a study with a
+skill axis (``[report] skill``) adds its section "By skill" (``skill.skill_parts``)."""
 from __future__ import annotations
 
 import base64
@@ -22,6 +23,7 @@ from vikingsim.studies.report.counts import StudyView, count_games, load_study
 from vikingsim.studies.report.figures import (HIST_LINES, data_uri, length_grid_figure,
                                               length_hist_figure, min_font_px, rate_figure)
 from vikingsim.studies.report.labels import knob_words, labels_of, raw_label
+from vikingsim.studies.report.skill import skill_parts
 from vikingsim.studies.report.tables import ALPHA, build_tables, two_knob_grid
 from vikingsim.studies.report.words import ci_text, findings, p_text, pct, summary
 
@@ -259,7 +261,10 @@ def render(study: StudyView, source: str = "auto") -> tuple[str, list[str]]:
     # a kind's answer (ratings, worths, indices) is what its command was run for: it leads,
     # right after the sentence saying what was played, and its section precedes the generic ones
     short = short[:1] + kind.findings + short[1:]
-    body = "".join([summary_html(short), kind.html, findings_html(words[1:]),
+    skill = skill_parts(study, tables["contenders"])     # "By skill": a [report] skill axis
+    short = short[:1 + len(kind.findings)] + skill.summary + short[1 + len(kind.findings):]
+    words = words + skill.findings
+    body = "".join([summary_html(short), kind.html, skill.html, findings_html(words[1:]),
                     contenders_html(study, tables["contenders"], tables["tests"]),
                     policies_html(tables["policies"]),
                     knobs_html(study, tables["knobs"]),

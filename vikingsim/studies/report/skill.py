@@ -1,0 +1,265 @@
+"""The answers by skill level (issue 21 §5): a study whose ``[report] skill`` names a policy
+knob of its ``[grid]`` (``policy``: every seat plays the level; ``policy.<seat>``: one focus
+seat does; ``policy.<param>``: a parameter of the policies, e.g. a search budget) plays every
+other cell once per level, and the page adds a section "By skill" (docs/reports.md):
+
+- the tidy frame (``skill_frame``): every seat's (or side's) win rate per *situation* (the
+  cell's other knobs) and level, with its Wilson 95 % interval, from the contender frame
+  (``tables.contender_frame``: all of the cell's games);
+- the test (``skill_tests``) of each answer (situation and seat): is the win rate the same at
+  every level? Pearson's chi-square of homogeneity of the levels x (won, not won) table
+  (``scipy.stats.chi2_contingency``, no continuity correction), its p-value Holm-adjusted
+  over every answer of the study (``findings.holm``); with the difference last level minus
+  first and its Newcombe 95 % interval (``statsmodels``). Under ``common_seeds = true`` the
+  levels play the same dice: their win rates correlate positively, so the independent-samples
+  test is conservative (it calls fewer changes than a paired test would), never liberal;
+- a sentence per answer saying whether it changes with skill, one for "In short", and a
+  figure: the win rate against the level with its error bars, one line per seat, one panel per
+  situation.
+
+Everything is read from the counts the report already has; nothing is played again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vikingsim.studies.report.labels import labels_of, scalar, value_words
+
+#: At most this many situations get a panel in the figure (the table has all).
+PANELS = 6
+
+
+def skill_knob(manifest: dict) -> str | None:
+    """The study's skill axis (``[report] skill``), when it is one of its knobs."""
+    knob = (manifest.get("report") or {}).get("skill")
+    cells = manifest.get("cells") or []
+    if not isinstance(knob, str) or not cells or any(knob not in (c.get("grid") or {})
+                                                     for c in cells):
+        return None
+    return knob
+
+
+def level_words(manifest: dict, knob: str, value) -> str:
+    """A level in words: its ``[report.labels]`` entry, else the policy text (``policy``,
+    ``policy.<seat>``), else the parameter and its value ("budget 64")."""
+    v = scalar(value)
+    labels = labels_of(manifest)
+    if str(v) in labels:
+        return labels[str(v)]
+    parts = knob.split(".")
+    if len(parts) == 1 or (len(parts) == 2 and parts[1].isdigit()):
+        return str(v)
+    return f"{parts[-1]} {v}"
+
+
+def _situation(manifest: dict, grid: dict, knob: str) -> str:
+    words = [value_words(manifest, k, v) for k, v in grid.items() if k != knob]
+    text = ", ".join(words) or "every game"
+    return text[0].upper() + text[1:]
+
+
+def skill_frame(study, cf: pd.DataFrame) -> pd.DataFrame:
+    """One row per (situation, seat or side, level): wins, games, rate with its Wilson 95 %
+    interval, fair share and difference (the contender frame's), with ``level`` (the knob's
+    value as text), ``level_words``, ``level_index`` (its order in the grid) and
+    ``situation`` (the other knobs in words); empty for a study without a skill axis."""
+    knob = skill_knob(study.manifest)
+    if knob is None or cf.empty:
+        return pd.DataFrame()
+    m = study.manifest
+    levels = list(dict.fromkeys(str(scalar(c["grid"][knob])) for c in m["cells"]))
+    sf = cf.assign(level=[str(scalar(g[knob])) for g in cf["grid"]],
+                   situation=[_situation(m, g, knob) for g in cf["grid"]])
+    sf["level_index"] = [levels.index(v) for v in sf["level"]]
+    sf["level_words"] = [level_words(m, knob, g[knob]) for g in cf["grid"]]
+    cols = ["situation", "who", "level_index", "level", "level_words", "cell", "policy",
+            "wins", "games", "rate", "lo", "hi", "fair", "diff"]
+    return sf[cols].sort_values(["level_index"], kind="stable").reset_index(drop=True)
+
+
+def _answers(sf: pd.DataFrame):
+    """(situation, who, rows by level) of every answer, in the order of first appearance."""
+    keys = list(dict.fromkeys(zip(sf["situation"], sf["who"])))
+    for s, w in keys:
+        yield s, w, sf[(sf["situation"] == s) & (sf["who"] == w)].sort_values("level_index")
+
+
+def homogeneity(wins, games) -> tuple[float, float, int]:
+    """(chi-square, p, degrees of freedom) of "the same win rate at every level" from each
+    level's wins of its games; (0, 1, L-1) when no level has a win or none a non-win (the
+    rates are then equal, 0 or 1, and scipy's expected counts would be zero)."""
+    from scipy.stats import chi2_contingency
+
+    w, n = np.asarray(wins, np.int64), np.asarray(games, np.int64)
+    table = np.column_stack([w, n - w])
+    if (table.sum(axis=0) == 0).any():
+        return 0.0, 1.0, len(w) - 1
+    res = chi2_contingency(table, correction=False)
+    return float(res.statistic), float(res.pvalue), int(res.dof)
+
+
+def skill_tests(sf: pd.DataFrame) -> pd.DataFrame:
+    """One row per answer (situation, seat or side) seen at two or more levels: the
+    chi-square of equal rates across the levels, its p-value, Holm-adjusted over every answer
+    (``changes`` = adjusted p < 5 %), the spread (largest minus smallest rate) and the
+    difference last level minus first with its Newcombe 95 % interval."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from vikingsim.studies.findings import holm
+
+    rows = []
+    for situation, who, g in _answers(sf):
+        if len(g) < 2:
+            continue
+        chi2, p, dof = homogeneity(g["wins"], g["games"])
+        a, b = g.iloc[0], g.iloc[-1]
+        lo, hi = confint_proportions_2indep(int(b.wins), int(b.games), int(a.wins),
+                                            int(a.games), method="newcomb", compare="diff")
+        rows.append({"situation": situation, "who": who, "levels": len(g), "chi2": chi2,
+                     "dof": dof, "p": p, "spread": float(g["rate"].max() - g["rate"].min()),
+                     "first": a.level_words, "last": b.level_words,
+                     "d": float(b.rate - a.rate), "d_lo": float(lo), "d_hi": float(hi)})
+    cols = ["situation", "who", "levels", "chi2", "dof", "p", "spread", "first", "last", "d",
+            "d_lo", "d_hi"]
+    out = pd.DataFrame(rows, columns=cols)
+    out["p_holm"], out["changes"], _ = holm(out["p"].to_numpy())
+    return out
+
+
+# ---- words ------------------------------------------------------------------------------------
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def answer_sentence(sf: pd.DataFrame, t, m: int, many: bool) -> str:
+    """E.g. "4 players, seat 0: 29.4% [28.5, 29.3] at greedy, 27.0% [...] at ismcts(budget=64):
+    changes with skill (chi-square over the 2 levels p = 0.003, Holm-adjusted over 8 answers);
+    last minus first level -2.4 points [-3.6, -1.2]"."""
+    from vikingsim.studies.report.words import ci_text, p_text, pct
+
+    g = sf[(sf["situation"] == t.situation) & (sf["who"] == t.who)].sort_values("level_index")
+    rates = ", ".join(f"{pct(r.rate)}% {ci_text(r.lo, r.hi)} at {r.level_words}"
+                      for r in g.itertuples())
+    head = f"{t.situation}, {t.who}" if many else t.who[0].upper() + t.who[1:]
+    adj = f", Holm-adjusted over {m} answers" if m > 1 else ""
+    verdict = ("changes with skill" if t.changes else "no change with skill beyond noise")
+    return (f"{head} wins {rates}: {verdict} (chi-square over the {t.levels} levels "
+            f"{p_text(t.p_holm if m > 1 else t.p)}{adj}); {t.last} minus {t.first} "
+            f"{_pts(t.d)} points [{_pts(t.d_lo)}, {_pts(t.d_hi)}].")
+
+
+def skill_summary(sf: pd.DataFrame, tests: pd.DataFrame) -> str:
+    """One sentence for "In short": how many answers change with skill, which ones."""
+    if tests.empty:
+        return ""
+    levels = ", ".join(dict.fromkeys(sf.sort_values("level_index")["level_words"]))
+    moved = tests[tests["changes"]]
+    m = len(tests)
+    if moved.empty:
+        return (f"By skill level ({levels}): no answer changes with skill beyond noise "
+                f"({m} answer{'s' if m > 1 else ''}, largest spread across the levels "
+                f"{100 * tests['spread'].max():.1f} points; chi-square per answer, Holm).")
+    many = tests["situation"].nunique() > 1
+    names = [f"{r.who} in {r.situation}" if many else r.who for r in moved.itertuples()]
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return (f"By skill level ({levels}): {len(moved)} of {m} answers change with skill beyond "
+            f"noise ({shown}; largest spread {100 * moved['spread'].max():.1f} points; "
+            f"chi-square per answer, Holm).")
+
+
+# ---- the figure -------------------------------------------------------------------------------
+def skill_figure(sf: pd.DataFrame):
+    """Win rate (%) against the level with 95 % error bars, a line per seat or side, a dashed
+    fair share; one panel per situation (the first ``PANELS``)."""
+    from vikingsim.studies.report.figures import (PAGE_INCHES, SMALL_PT, _legend_outside,
+                                                  _new_figure)
+
+    situations = list(dict.fromkeys(sf["situation"]))[:PANELS]
+    levels = list(dict.fromkeys(sf.sort_values("level_index")["level_words"]))
+    cols = min(3, len(situations))
+    rows = -(-len(situations) // cols)
+    width = min(PAGE_INCHES, max(4.5, 1.2 + 0.9 * len(levels)) * cols)
+    fig = _new_figure(width, 0.6 + 3.0 * rows)
+    axes = []
+    for i, situation in enumerate(situations):
+        ax = fig.add_subplot(rows, cols, i + 1, sharey=axes[0] if axes else None)
+        axes.append(ax)
+        g = sf[sf["situation"] == situation]
+        whos = list(dict.fromkeys(g["who"]))
+        for j, who in enumerate(whos):
+            h = g[g["who"] == who].sort_values("level_index")
+            x = h["level_index"].to_numpy() + 0.06 * (j - (len(whos) - 1) / 2)
+            rate = 100 * h["rate"].to_numpy()
+            ax.errorbar(x, rate, yerr=[rate - 100 * h["lo"].to_numpy(),
+                                       100 * h["hi"].to_numpy() - rate],
+                        fmt="o-", capsize=3, label=str(who))
+        f = g.drop_duplicates("level_index").sort_values("level_index")
+        ax.plot(f["level_index"], 100 * f["fair"], "k--", lw=1, label="fair")
+        ax.set_xticks(range(len(levels)), levels, fontsize=SMALL_PT,
+                      rotation=30 if len(levels) > 3 else 0)
+        ax.set_title(situation, fontsize=SMALL_PT + 1)
+        ax.set_xlim(-0.4, len(levels) - 0.6)
+        ax.set_xlabel("skill level")
+        if i % cols == 0:
+            ax.set_ylabel("win rate (%)")
+    handles = max(axes, key=lambda a: len(a.get_legend_handles_labels()[0]))
+    _legend_outside(fig, handles, ncols=min(6, len(handles.get_legend_handles_labels()[0])))
+    return fig
+
+
+# ---- the page's part --------------------------------------------------------------------------
+@dataclass
+class SkillParts:
+    """What a study with a skill axis adds: a sentence for "In short", one finding per answer
+    and the section "By skill" (all empty without a skill axis)."""
+
+    summary: list
+    findings: list
+    html: str
+
+
+def skill_parts(study, cf: pd.DataFrame) -> SkillParts:
+    from vikingsim.studies.report.page import figure_html, section, table_html
+    from vikingsim.studies.report.words import ci_text, p_text, pct
+
+    sf = skill_frame(study, cf)
+    tests = skill_tests(sf) if not sf.empty else pd.DataFrame()
+    if tests.empty:
+        return SkillParts([], [], "")
+    m, many = len(tests), tests["situation"].nunique() > 1
+    words = [answer_sentence(sf, t, m, many) for t in tests.itertuples()]
+    levels = list(dict.fromkeys(sf.sort_values("level_index")["level_words"]))
+    by = {(r.situation, r.who, r.level_words): r for r in sf.itertuples()}
+    rows = [[t.situation, t.who,
+             *[f"{pct(r.rate)}% {ci_text(r.lo, r.hi)}" if (r := by.get((t.situation, t.who,
+                                                                          lv))) else "-"
+               for lv in levels],
+             f"{_pts(t.d)} [{_pts(t.d_lo)}, {_pts(t.d_hi)}]", f"{t.chi2:.2f}",
+             p_text(t.p_holm), "yes" if t.changes else "no"] for t in tests.itertuples()]
+    k = len(levels)
+    table = table_html(["situation", "seat" if study.spec.seated else "side", *levels,
+                        f"{levels[-1]} − {levels[0]} (points)", "chi-square", "p (Holm)",
+                        "changes with skill"], rows, num={*range(2, 2 + k), 3 + k})
+    knob = skill_knob(study.manifest)
+    who = ("every seat plays the level" if knob == "policy" else
+           f"seat {knob.split('.')[1]} plays the level, the others their own policies"
+           if knob.split(".")[-1].isdigit() else f"the policies' {knob.split('.')[-1]} is "
+           f"the level")
+    intro = (f"<p>The study's answers at each skill level (knob <code>{_esc(knob)}</code>: {_esc(who)}). "
+             "Win rates of all the cell's games with Wilson 95% intervals; the chi-square "
+             "tests equal rates at every level, its p-value Holm-adjusted over the answers; "
+             "the difference of the last and first level has a Newcombe 95% interval.</p>")
+    fig = figure_html(skill_figure(sf), "Win rate by skill level, 95% intervals; dashed: "
+                      "fair share of the decided games")
+    items = "".join(f"<li>{_esc(s)}</li>" for s in words)
+    return SkillParts([skill_summary(sf, tests)], words,
+                      section("By skill", intro, fig, table, f'<ul class="findings">{items}</ul>'))
+
+
+def _esc(x) -> str:
+    import html
+
+    return html.escape(str(x), quote=True)
