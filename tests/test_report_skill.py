@@ -1,0 +1,229 @@
+"""The report's answers by skill level (``[report] skill``, ``studies/report/skill.py``,
+docs/reports.md "Answers by skill level").
+
+Every study is a real run by the study runner (``conftest.study_run``). Expected numbers are
+worked out here from the per-game rows read straight from the Parquet files
+(``test_report.rows_of``), with the textbook formulas: Pearson's chi-square of homogeneity by
+hand (expected = row total x column total / N), Holm by hand, Wilson by hand."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+from scipy.stats import chi2 as chi2_dist
+
+from tests.test_report import (CHROMIUM, _chromium, holm, images, read, rows_of, wilson,
+                               wins_of)
+from vikingsim.core.errors import InputError
+from vikingsim.studies import report
+from vikingsim.studies.report import skill as S
+from vikingsim.studies.spec import study_from_dict
+
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+
+#: The same policy under two level names ("greedy()" resolves to greedy), 3 players, common
+#: seeds: both levels play the very same games, so every answer is identical at both levels.
+SAME = """name = "same"
+game = "raidboard"
+players = 3
+games = 2000
+seed = 21
+common_seeds = true
+[grid]
+policy = ["greedy", "greedy()"]
+[report]
+skill = "policy"
+[report.labels]
+"greedy()" = "greedy again"
+"""
+#: A focus seat: seat 0 plays random, greedy or lookahead among two greedy seats, with 2 and 3
+#: players, common seeds, 20,000 games per cell. With 3 players random in seat 0 wins about
+#: 36.6% and greedy 39.2% (simulate, seed 5: 20,000 games each): 2.6 points, about five
+#: standard errors of a difference at this n (0.49 points), so seat 0's answer changes.
+FOCUS = """name = "focus"
+game = "raidboard"
+games = 20000
+seed = 22
+common_seeds = true
+policies = "greedy"
+[grid]
+players = [2, 3]
+"policy.0" = ["random", "greedy", "lookahead"]
+[report]
+skill = "policy.0"
+"""
+
+
+def pearson(wins, games) -> tuple[float, float]:
+    """Pearson's chi-square of homogeneity of a levels x (won, not won) table, by hand."""
+    obs = np.array([[w, n - w] for w, n in zip(wins, games)], float)
+    exp = obs.sum(axis=1, keepdims=True) * obs.sum(axis=0, keepdims=True) / obs.sum()
+    stat = float(((obs - exp) ** 2 / exp).sum())
+    return stat, float(chi2_dist.sf(stat, len(wins) - 1))
+
+
+def answers_by_hand(folder, manifest_cells, knob):
+    """{(situation key, seat): [(level, wins, games), ...]} from the Parquet rows."""
+    rows = rows_of(folder)
+    out = {}
+    for c in manifest_cells:
+        k = int(c["players"])
+        other = tuple((kk, v) for kk, v in c["grid"].items() if kk != knob)
+        wins = wins_of(rows, c["cell"], k)
+        n = int((rows["cell"] == c["cell"]).sum())
+        for seat in range(k):
+            out.setdefault((other, seat), []).append((c["grid"][knob], int(wins[seat]), n))
+    return out
+
+
+def _tables(folder):
+    study = report.load_study(folder)
+    counts, _ = report.count_games(study)
+    tables = report.build_tables(study, counts)
+    sf = S.skill_frame(study, tables["contenders"])
+    return study, sf, S.skill_tests(sf)
+
+
+def test_the_same_policy_under_two_names_changes_nothing(study_run):
+    folder = study_run(SAME)
+    study, sf, tests = _tables(folder)
+    by_hand = answers_by_hand(folder, study.cells, "policy")
+    assert len(tests) == 3 and set(sf["level_words"]) == {"greedy", "greedy again"}
+    for t, ((_, seat), levels) in zip(tests.itertuples(), by_hand.items()):
+        (_, w0, n0), (_, w1, n1) = levels
+        assert (w0, n0) == (w1, n1) and 0 < w0 < n0          # identical games, some won
+        assert t.who == f"seat {seat}" and t.chi2 == 0.0 and t.p == 1.0 and t.p_holm == 1.0
+        assert not t.changes and t.d == 0.0 and t.d_lo < 0 < t.d_hi
+    _, words = report.write_report(folder, folder.parent / "same.html")
+    said = [w for w in words if "no change with skill beyond noise" in w]
+    assert len(said) == 3 and all("greedy again" in w for w in said)
+    assert any(w.startswith("By skill level (greedy, greedy again): no answer changes") for w
+               in words)
+
+
+def test_a_focus_seat_whose_answer_changes_with_skill(study_run):
+    folder = study_run(FOCUS)
+    study, sf, tests = _tables(folder)
+    by_hand = answers_by_hand(folder, study.cells, "policy.0")
+    assert len(tests) == 5                                   # 2 + 3 seats, 3 levels each
+    ps = []
+    for t, (key, levels) in zip(tests.itertuples(), by_hand.items()):
+        assert [lv for lv, _, _ in levels] == ["random", "greedy", "lookahead"]
+        stat, p = pearson([w for _, w, _ in levels], [n for _, _, n in levels])
+        assert t.chi2 == pytest.approx(stat, rel=1e-9) and t.p == pytest.approx(p, rel=1e-9)
+        assert t.dof == 2 and t.who == f"seat {key[1]}"
+        (_, wa, na), (_, wb, nb) = levels[0], levels[-1]
+        assert t.d == pytest.approx(wb / nb - wa / na)
+        ps.append(p)
+    adj, _ = holm(ps)
+    reject = adj < 0.05
+    assert np.allclose(tests["p_holm"], adj) and list(tests["changes"]) == list(reject)
+    seat0 = tests[(tests["situation"] == "3 players") & (tests["who"] == "seat 0")].iloc[0]
+    assert seat0.changes and seat0.d > 0                     # lookahead beats random in seat 0
+    cells = {c["cell"]: c for c in study.cells}
+    for r in sf.itertuples():                                # the rates and their intervals
+        grid = cells[r.cell]["grid"]
+        key = (tuple((k, v) for k, v in grid.items() if k != "policy.0"), int(r.who.split()[1]))
+        w = {lv: (k, n) for lv, k, n in by_hand[key]}[r.level]
+        assert (r.wins, r.games) == w and (r.lo, r.hi) == pytest.approx(wilson(*w))
+    _, words = report.write_report(folder, folder.parent / "focus.html")
+    line = next(w for w in words if w.startswith("3 players, seat 0 wins"))
+    assert ": changes with skill (chi-square over the 3 levels" in line
+    assert "Holm-adjusted over 5 answers" in line and "lookahead minus random +" in line
+    short = next(w for w in words if w.startswith("By skill level (random, greedy, lookahead)"))
+    assert f"{int(reject.sum())} of 5 answers change" in short
+
+
+def test_the_page_has_the_section_with_a_column_per_level(study_run, tmp_path):
+    path, _ = report.write_report(study_run(FOCUS), tmp_path / "page.html")
+    page = read(path)
+    sec = page[page.index("<h2>By skill</h2>"):]
+    sec = sec[:sec.index("</section>")]
+    head = re.findall(r"<th>([^<]*)</th>", sec)
+    assert head[:5] == ["situation", "seat", "random", "greedy", "lookahead"]
+    assert "lookahead − random (points)" in head and "changes with skill" in head
+    assert sec.count("<tr>") == 1 + 5 and len(images(sec)) == 1
+    assert "policy.0</code>: seat 0 plays the level" in sec
+    # a study without a skill axis has no such section
+    plain = study_run(SAME.replace('[report]\nskill = "policy"\n', "[report]\n"))
+    p2, _ = report.write_report(plain, tmp_path / "plain.html")
+    assert "By skill" not in read(p2)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
+def test_the_page_renders_with_the_skill_figure_in_chromium(study_run, tmp_path):
+    path, _ = report.write_report(study_run(FOCUS), tmp_path / "page.html")
+    n = len(images(read(path)))
+    p = _chromium([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                   "--disable-background-networking", "--disable-extensions", "--disable-sync",
+                   "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
+                   "--window-size=1200,900", "--virtual-time-budget=5000", "--dump-dom",
+                   path.resolve().as_uri()])
+    assert p.returncode == 0, p.stderr[-2000:]
+    dom = p.stdout
+    assert f'data-images="{n}/{n}"' in dom and "By skill" in dom
+    skill_img = re.search(r'<img[^>]*alt="Win rate by skill level[^>]*>', dom).group(0)
+    font = float(re.search(r'data-min-font-px="([\d.]+)"', skill_img).group(1))
+    scale = float(re.search(r'data-scale="([\d.]+)"', skill_img).group(1))
+    assert 'data-rendered="1"' in skill_img and font * scale >= 11
+
+
+def test_the_homogeneity_test_of_rates_without_a_win_or_a_loss():
+    assert S.homogeneity([0, 0, 0], [10, 20, 30]) == (0.0, 1.0, 2)
+    assert S.homogeneity([10, 20], [10, 20]) == (0.0, 1.0, 1)
+    stat, p, dof = S.homogeneity([5, 15], [20, 20])
+    assert (stat, p) == pytest.approx(pearson([5, 15], [20, 20])) and dof == 1
+
+
+BASE = {"name": "x", "game": "raidboard", "games": 10, "seed": 1}
+
+
+@pytest.mark.parametrize("grid, cases, skill, words", [
+    ({"players": [2, 3]}, [], "players", "must name a policy knob of [grid]"),
+    ({"policy": ["greedy", "random"]}, [], "policy.0", "the grid's policy knobs: policy"),
+    ({"policy": ["greedy"]}, [], "policy", "one level"),
+    ({"policy": ["greedy", "random"]}, [{"policy": "lookahead"}], "policy", "[[cases]]"),
+    ({"policy": ["greedy", "random"]}, [], 3, "must name a policy knob"),
+])
+def test_a_bad_skill_axis_is_one_line(grid, cases, skill, words):
+    data = {**BASE, "grid": grid, "report": {"skill": skill}, **({"cases": cases} if cases
+                                                                else {})}
+    with pytest.raises(InputError, match=re.escape(words)) as e:
+        study_from_dict(data, "x.toml")
+    assert "\n" not in str(e.value)
+
+
+def test_a_bad_skill_axis_in_a_study_file_exits_2(cli, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SAME.replace('skill = "policy"', 'skill = "players"'))
+    p = cli("experiment", str(bad), "--out", str(tmp_path / "out"))
+    assert p.returncode == 2 and "skill" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+# ---- the shipped study file --------------------------------------------------------------------
+def test_the_seats_by_skill_experiment_runs_resumes_and_reports(tmp_path):
+    """experiments/raidboard_seats_by_skill.toml at 300 games per cell (6 cells): a chunk
+    removed is the only one played again by --resume, and the report is the same."""
+    from vikingsim.studies.run import run_study
+
+    path = os.path.join(ROOT, "experiments", "raidboard_seats_by_skill.toml")
+    out = tmp_path / "byskill"
+    first = run_study(path, out, games=300, workers=1)
+    assert first.chunks_run == 6
+    page1, words1 = report.write_report(out, tmp_path / "a.html")
+    for f in (out / "data" / "cell=4").glob("chunk-*"):
+        f.unlink()
+    again = run_study(path, out, games=300, workers=1, resume=True)
+    assert again.chunks_run == 1
+    page2, words2 = report.write_report(out, tmp_path / "b.html")
+    assert words1 == words2
+    shown = read(page2)
+    assert "<h2>By skill</h2>" in shown
+    for words in ("scripted (greedy)", "mid (ismcts 16)", "top (ismcts 128)"):
+        assert f"<th>{words}</th>" in shown
+    assert sum(w.startswith(("2 players, seat", "4 players, seat")) for w in words2) == 6
+    shutil.rmtree(out)
