@@ -171,6 +171,62 @@ def test_the_page_renders_with_the_skill_figure_in_chromium(study_run, tmp_path)
     assert 'data-rendered="1"' in skill_img and font * scale >= 11
 
 
+#: A second knob (the board) at three levels, the first two the same policy: the board's
+#: paired effect on each seat is identical at those two levels.
+EFFECT = """name = "effect"
+game = "raidboard"
+players = 2
+games = 4000
+seed = 23
+common_seeds = true
+[grid]
+policy = ["greedy", "greedy()", "random"]
+variant = ["circular", "ends-of-earth"]
+[report]
+skill = "policy"
+"""
+
+
+def test_a_paired_effect_is_compared_across_the_levels(study_run, tmp_path):
+    """The board's effect (ends-of-earth minus circular) on each seat at each level, and
+    Cochran's Q of equal effects, by hand: weights 1 / var with the Agresti-Caffo rates
+    (w + 1) / (n + 2), Q = sum w (d - weighted mean)^2 on L - 1 degrees of freedom."""
+    folder = study_run(EFFECT)
+    study = report.load_study(folder)
+    counts, _ = report.count_games(study)
+    cf = report.build_tables(study, counts)["contenders"]
+    ef = S.effect_frame(study, cf)
+    et = S.effect_tests(ef)
+    rows = rows_of(folder)
+    cell = {(c["grid"]["policy"], c["grid"]["variant"]): c["cell"] for c in study.cells}
+    n = 4000
+    ps = []
+    for seat, t in zip((0, 1), et.itertuples()):
+        d, var = [], []
+        for level in ("greedy", "greedy()", "random"):
+            wa = wins_of(rows, cell[(level, "circular")], 2)[seat]
+            wb = wins_of(rows, cell[(level, "ends-of-earth")], 2)[seat]
+            d.append(wb / n - wa / n)
+            pa, pb = (wa + 1) / (n + 2), (wb + 1) / (n + 2)
+            var.append(pa * (1 - pa) / n + pb * (1 - pb) / n)
+        w = 1 / np.array(var)
+        mean = (w * d).sum() / w.sum()
+        q = float((w * (np.array(d) - mean) ** 2).sum())
+        assert d[0] == d[1]                                  # the same games
+        assert t.who == f"seat {seat}" and t.q == pytest.approx(q, rel=1e-9)
+        assert t.p == pytest.approx(chi2_dist.sf(q, 2), rel=1e-9) and t.levels == 3
+        g = ef[ef["who"] == f"seat {seat}"].sort_values("level_index")
+        assert np.allclose(g["d"], d) and list(g["level_words"]) == ["greedy", "greedy()",
+                                                                      "random"]
+        ps.append(t.p)
+    adj, _ = holm(ps)
+    assert np.allclose(et["p_holm"], adj) and list(et["changes"]) == list(adj < 0.05)
+    path, words = report.write_report(folder, tmp_path / "effect.html")
+    assert "<h3>Paired effects by skill level</h3>" in read(path)
+    said = [x for x in words if x.startswith("Variant ends-of-earth vs variant circular, seat")]
+    assert len(said) == 2 and all("Cochran's Q over the 3 levels" in x for x in said)
+
+
 def test_the_homogeneity_test_of_rates_without_a_win_or_a_loss():
     assert S.homogeneity([0, 0, 0], [10, 20, 30]) == (0.0, 1.0, 2)
     assert S.homogeneity([10, 20], [10, 20]) == (0.0, 1.0, 1)

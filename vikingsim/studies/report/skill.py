@@ -56,9 +56,9 @@ def level_words(manifest: dict, knob: str, value) -> str:
 
 
 def _situation(manifest: dict, grid: dict, knob: str) -> str:
-    words = [value_words(manifest, k, v) for k, v in grid.items() if k != knob]
-    text = ", ".join(words) or "every game"
-    return text[0].upper() + text[1:]
+    """The cell's other knobs in words ("" when the skill axis is the only knob)."""
+    text = ", ".join(value_words(manifest, k, v) for k, v in grid.items() if k != knob)
+    return text[:1].upper() + text[1:]
 
 
 def skill_frame(study, cf: pd.DataFrame) -> pd.DataFrame:
@@ -129,6 +129,73 @@ def skill_tests(sf: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+# ---- paired effects ---------------------------------------------------------------------------
+def _var(w: int, n: int) -> float:
+    """Variance of a win rate, from the Agresti-Caffo rate (w + 1) / (n + 2) (never zero)."""
+    p = (w + 1) / (n + 2)
+    return p * (1 - p) / n
+
+
+def effect_frame(study, cf: pd.DataFrame) -> pd.DataFrame:
+    """The study's paired effects at each level: for every knob but the skill axis and
+    ``players``, each seat's win-rate difference between two cells that differ in that knob
+    only (``findings.knob_pairs``: the same level and situation), ``d`` = rate in b minus rate
+    in a with its Newcombe 95 % interval and its variance ``var`` (Agresti-Caffo rates). One row
+    per (knob, effect "b vs a", situation, seat or side, level); empty without such a knob."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from vikingsim.studies.findings import comparisons
+
+    knob = skill_knob(study.manifest)
+    others = [k for k in study.keys if k not in (knob, "players")]
+    if knob is None or cf.empty or not others:
+        return pd.DataFrame()
+    m = study.manifest
+    levels = list(dict.fromkeys(str(scalar(c["grid"][knob])) for c in m["cells"]))
+    cells = {c["cell"]: c for c in study.cells}
+    rows = []
+    for other in others:
+        for r in comparisons(study, cf, other).itertuples():
+            a, b = cells[r.a]["grid"], cells[r.b]["grid"]
+            lo, hi = confint_proportions_2indep(r.wb, r.nb, r.wa, r.na, method="newcomb",
+                                                compare="diff")
+            rows.append({"knob": other,
+                         "effect": f"{value_words(m, other, b[other])} vs "
+                                   f"{value_words(m, other, a[other])}",
+                         "situation": _situation(m, {k: v for k, v in a.items() if k != other},
+                                                 knob),
+                         "who": r.who, "level": str(scalar(a[knob])),
+                         "level_index": levels.index(str(scalar(a[knob]))),
+                         "level_words": level_words(m, knob, a[knob]), "wa": r.wa, "na": r.na,
+                         "wb": r.wb, "nb": r.nb, "d": float(r.d), "lo": float(lo),
+                         "hi": float(hi), "var": _var(r.wa, r.na) + _var(r.wb, r.nb)})
+    return pd.DataFrame(rows)
+
+
+def effect_tests(ef: pd.DataFrame) -> pd.DataFrame:
+    """One row per paired effect seen at two or more levels: Cochran's Q of "the same effect
+    at every level" (``statsmodels.stats.meta_analysis.combine_effects``, inverse-variance
+    weights), its p-value Holm-adjusted over the study's effects (``changes``), and the
+    effect's spread across the levels."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
+    from vikingsim.studies.findings import holm
+
+    cols = ["knob", "effect", "situation", "who", "levels", "q", "dof", "p", "spread"]
+    rows = []
+    if not ef.empty:
+        for key, g in ef.groupby(["knob", "effect", "situation", "who"], sort=False):
+            g = g.sort_values("level_index")
+            if len(g) < 2:
+                continue
+            t = combine_effects(g["d"].to_numpy(), g["var"].to_numpy()).test_homogeneity()
+            rows.append(dict(zip(cols, [*key, len(g), float(t.statistic), int(t.df),
+                                        float(t.pvalue), float(g["d"].max() - g["d"].min())])))
+    out = pd.DataFrame(rows, columns=cols)
+    out["p_holm"], out["changes"], _ = holm(out["p"].to_numpy())
+    return out
+
+
 # ---- words ------------------------------------------------------------------------------------
 def _pts(x: float) -> str:
     return f"{100 * x:+.1f}"
@@ -143,12 +210,29 @@ def answer_sentence(sf: pd.DataFrame, t, m: int, many: bool) -> str:
     g = sf[(sf["situation"] == t.situation) & (sf["who"] == t.who)].sort_values("level_index")
     rates = ", ".join(f"{pct(r.rate)}% {ci_text(r.lo, r.hi)} at {r.level_words}"
                       for r in g.itertuples())
-    head = f"{t.situation}, {t.who}" if many else t.who[0].upper() + t.who[1:]
+    head = f"{t.situation}, {t.who}" if many and t.situation else t.who[0].upper() + t.who[1:]
     adj = f", Holm-adjusted over {m} answers" if m > 1 else ""
     verdict = ("changes with skill" if t.changes else "no change with skill beyond noise")
     return (f"{head} wins {rates}: {verdict} (chi-square over the {t.levels} levels "
             f"{p_text(t.p_holm if m > 1 else t.p)}{adj}); {t.last} minus {t.first} "
             f"{_pts(t.d)} points [{_pts(t.d_lo)}, {_pts(t.d_hi)}].")
+
+
+def effect_sentence(ef: pd.DataFrame, t, m: int) -> str:
+    """E.g. "Ends of the Earth vs Circular board, 4 players, seat 0: +0.4 points [-0.5, +1.3]
+    at greedy, ...: the effect does not change with skill beyond noise (Cochran's Q ...)"."""
+    from vikingsim.studies.report.words import p_text
+
+    g = ef[(ef["knob"] == t.knob) & (ef["effect"] == t.effect) & (ef["situation"] == t.situation)
+           & (ef["who"] == t.who)].sort_values("level_index")
+    effects = ", ".join(f"{_pts(r.d)} points [{_pts(r.lo)}, {_pts(r.hi)}] at {r.level_words}"
+                        for r in g.itertuples())
+    adj = f", Holm-adjusted over {m} effects" if m > 1 else ""
+    verdict = ("the effect changes with skill" if t.changes else
+               "the effect does not change with skill beyond noise")
+    head = ", ".join(x for x in (t.effect, t.situation, t.who) if x)
+    return (f"{head[0].upper()}{head[1:]}: {effects}; {verdict} (Cochran's Q over the "
+            f"{t.levels} levels {p_text(t.p_holm if m > 1 else t.p)}{adj}).")
 
 
 def skill_summary(sf: pd.DataFrame, tests: pd.DataFrame) -> str:
@@ -222,8 +306,9 @@ class SkillParts:
 
 
 def skill_parts(study, cf: pd.DataFrame) -> SkillParts:
-    from vikingsim.studies.report.page import figure_html, section, table_html
-    from vikingsim.studies.report.words import ci_text, p_text, pct
+    """The section "By skill" of a study with a skill axis (nothing otherwise): the answers'
+    figure, table and sentences, then the paired effects' table and sentences."""
+    from vikingsim.studies.report.page import figure_html, section
 
     sf = skill_frame(study, cf)
     tests = skill_tests(sf) if not sf.empty else pd.DataFrame()
@@ -231,32 +316,91 @@ def skill_parts(study, cf: pd.DataFrame) -> SkillParts:
         return SkillParts([], [], "")
     m, many = len(tests), tests["situation"].nunique() > 1
     words = [answer_sentence(sf, t, m, many) for t in tests.itertuples()]
-    levels = list(dict.fromkeys(sf.sort_values("level_index")["level_words"]))
+    ef = effect_frame(study, cf)
+    et = effect_tests(ef)
+    effects = [effect_sentence(ef, t, len(et)) for t in et.itertuples()]
+    fig = figure_html(skill_figure(sf), "Win rate by skill level, 95% intervals; dashed: "
+                      "fair share of the decided games")
+    parts = [_intro(skill_knob(study.manifest)), fig, _answers_table(study, sf, tests),
+             _items(words)]
+    if len(et):
+        parts += ["<h3>Paired effects by skill level</h3><p>Each other knob's effect on a "
+                  "win rate (cells that differ in that knob only, at the same level), in "
+                  "points with Newcombe 95% intervals; Cochran's Q tests the same effect at "
+                  "every level (inverse-variance weights), its p-value Holm-adjusted over the "
+                  "effects.</p>", _effects_table(study, ef, et), _items(effects)]
+    summary = [skill_summary(sf, tests)]
+    if len(et):
+        n = int(et["changes"].sum())
+        summary.append(f"{n} of {len(et)} paired effects of the other knobs change with skill "
+                       f"beyond noise (Cochran's Q, Holm)." if n else
+                       f"No paired effect of the other knobs changes with skill beyond noise "
+                       f"({len(et)} effects; Cochran's Q, Holm).")
+    return SkillParts(summary, words + effects, section("By skill", *parts))
+
+
+def _intro(knob: str) -> str:
+    parts = knob.split(".")
+    seat = parts[1] if len(parts) > 1 and parts[1].isdigit() else None
+    param = parts[-1] if len(parts) > 1 and not parts[-1].isdigit() else None
+    who = (f"seat {seat} plays the level, the others their own policies" if seat and not param
+           else f"seat {seat}'s policy {param} is the level" if seat
+           else f"every seat's policy {param} is the level" if param
+           else "every seat plays the level")
+    return (f"<p>The study's answers at each skill level (knob <code>{_esc(knob)}</code>: "
+            f"{_esc(who)}). Win rates of all the cell's games with Wilson 95% intervals; the "
+            "chi-square tests equal rates at every level, its p-value Holm-adjusted over the "
+            "answers; the difference of the last and first level has a Newcombe 95% "
+            "interval.</p>")
+
+
+def _items(sentences: list) -> str:
+    return '<ul class="findings">' + "".join(f"<li>{_esc(s)}</li>" for s in sentences) + \
+        "</ul>"
+
+
+def _levels(frame: pd.DataFrame) -> list:
+    return list(dict.fromkeys(frame.sort_values("level_index")["level_words"]))
+
+
+def _answers_table(study, sf: pd.DataFrame, tests: pd.DataFrame) -> str:
+    from vikingsim.studies.report.page import table_html
+    from vikingsim.studies.report.words import ci_text, p_text, pct
+
+    levels = _levels(sf)
     by = {(r.situation, r.who, r.level_words): r for r in sf.itertuples()}
-    rows = [[t.situation, t.who,
-             *[f"{pct(r.rate)}% {ci_text(r.lo, r.hi)}" if (r := by.get((t.situation, t.who,
-                                                                          lv))) else "-"
-               for lv in levels],
+
+    def rate(t, lv):
+        r = by.get((t.situation, t.who, lv))
+        return "-" if r is None else f"{pct(r.rate)}% {ci_text(r.lo, r.hi)}"
+
+    rows = [[t.situation or "every game", t.who, *[rate(t, lv) for lv in levels],
              f"{_pts(t.d)} [{_pts(t.d_lo)}, {_pts(t.d_hi)}]", f"{t.chi2:.2f}",
              p_text(t.p_holm), "yes" if t.changes else "no"] for t in tests.itertuples()]
     k = len(levels)
-    table = table_html(["situation", "seat" if study.spec.seated else "side", *levels,
-                        f"{levels[-1]} − {levels[0]} (points)", "chi-square", "p (Holm)",
-                        "changes with skill"], rows, num={*range(2, 2 + k), 3 + k})
-    knob = skill_knob(study.manifest)
-    who = ("every seat plays the level" if knob == "policy" else
-           f"seat {knob.split('.')[1]} plays the level, the others their own policies"
-           if knob.split(".")[-1].isdigit() else f"the policies' {knob.split('.')[-1]} is "
-           f"the level")
-    intro = (f"<p>The study's answers at each skill level (knob <code>{_esc(knob)}</code>: {_esc(who)}). "
-             "Win rates of all the cell's games with Wilson 95% intervals; the chi-square "
-             "tests equal rates at every level, its p-value Holm-adjusted over the answers; "
-             "the difference of the last and first level has a Newcombe 95% interval.</p>")
-    fig = figure_html(skill_figure(sf), "Win rate by skill level, 95% intervals; dashed: "
-                      "fair share of the decided games")
-    items = "".join(f"<li>{_esc(s)}</li>" for s in words)
-    return SkillParts([skill_summary(sf, tests)], words,
-                      section("By skill", intro, fig, table, f'<ul class="findings">{items}</ul>'))
+    return table_html(["situation", "seat" if study.spec.seated else "side", *levels,
+                       f"{levels[-1]} − {levels[0]} (points)", "chi-square", "p (Holm)",
+                       "changes with skill"], rows, num={*range(2, 2 + k), 3 + k})
+
+
+def _effects_table(study, ef: pd.DataFrame, et: pd.DataFrame) -> str:
+    from vikingsim.studies.report.page import table_html
+    from vikingsim.studies.report.words import p_text
+
+    levels = _levels(ef)
+    by = {(r.knob, r.effect, r.situation, r.who, r.level_words): r for r in ef.itertuples()}
+
+    def effect(t, lv):
+        r = by.get((t.knob, t.effect, t.situation, t.who, lv))
+        return "-" if r is None else f"{_pts(r.d)} [{_pts(r.lo)}, {_pts(r.hi)}]"
+
+    rows = [[t.effect, t.situation or "every game", t.who, *[effect(t, lv) for lv in levels],
+             f"{t.q:.2f}",
+             p_text(t.p_holm), "yes" if t.changes else "no"] for t in et.itertuples()]
+    k = len(levels)
+    return table_html(["effect", "situation", "seat" if study.spec.seated else "side",
+                       *levels, "Cochran's Q", "p (Holm)", "changes with skill"], rows,
+                      num={*range(3, 3 + k), 3 + k})
 
 
 def _esc(x) -> str:
