@@ -7,6 +7,7 @@ worked out here from the per-game rows read straight from the Parquet files
 hand (expected = row total x column total / N), Holm by hand, Wilson by hand."""
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -84,7 +85,7 @@ def _tables(folder):
     counts, _ = report.count_games(study)
     tables = report.build_tables(study, counts)
     sf = S.skill_frame(study, tables["contenders"])
-    return study, sf, S.skill_tests(sf)
+    return study, sf, S.skill_tests(sf, S.paired_wins(study, sf))
 
 
 def test_the_same_policy_under_two_names_changes_nothing(study_run):
@@ -95,7 +96,8 @@ def test_the_same_policy_under_two_names_changes_nothing(study_run):
     for t, ((_, seat), levels) in zip(tests.itertuples(), by_hand.items()):
         (_, w0, n0), (_, w1, n1) = levels
         assert (w0, n0) == (w1, n1) and 0 < w0 < n0          # identical games, some won
-        assert t.who == f"seat {seat}" and t.chi2 == 0.0 and t.p == 1.0 and t.p_holm == 1.0
+        assert t.who == f"seat {seat}" and t.stat == 0.0 and t.p == 1.0 and t.p_holm == 1.0
+        assert t.test == S.COCHRAN
         assert not t.changes and t.d == 0.0 and t.d_lo < 0 < t.d_hi
     _, words = report.write_report(folder, folder.parent / "same.html")
     said = [w for w in words if "no change with skill beyond noise" in w]
@@ -104,16 +106,46 @@ def test_the_same_policy_under_two_names_changes_nothing(study_run):
                in words)
 
 
-def test_a_focus_seat_whose_answer_changes_with_skill(study_run):
-    folder = study_run(FOCUS)
+def cochran_by_hand(won: np.ndarray) -> tuple[float, float]:
+    """Cochran's Q of a games x levels 0/1 table: (k-1)(k sum C_j^2 - N^2) / (k N - sum R_i^2)
+    with column totals C_j, row totals R_i and N wins in all."""
+    won = won.astype(float)
+    k, c, r = won.shape[1], won.sum(axis=0), won.sum(axis=1)
+    big_n = won.sum()
+    q = (k - 1) * (k * (c ** 2).sum() - big_n ** 2) / (k * big_n - (r ** 2).sum())
+    return float(q), float(chi2_dist.sf(q, k - 1))
+
+
+#: How FOCUS is stored: as written (common seeds and rows: the paired test), tallies only
+#: (rows = false: the same games, the chi-square) and on independent seeds (the chi-square).
+FOCUS_WAYS = {"paired": (FOCUS, S.COCHRAN),
+              "tallies": (FOCUS.replace("common_seeds = true", "common_seeds = true\nrows = false"),
+                          S.CHI2),
+              "independent": (FOCUS.replace("common_seeds = true", "common_seeds = false"),
+                              S.CHI2)}
+
+
+@pytest.mark.parametrize("way", list(FOCUS_WAYS))
+def test_a_focus_seat_whose_answer_changes_with_skill(study_run, way):
+    text, test = FOCUS_WAYS[way]
+    folder = study_run(text)
+    played = study_run(FOCUS) if way == "tallies" else folder      # whose rows hold its games
     study, sf, tests = _tables(folder)
-    by_hand = answers_by_hand(folder, study.cells, "policy.0")
-    assert len(tests) == 5                                   # 2 + 3 seats, 3 levels each
+    by_hand = answers_by_hand(played, study.cells, "policy.0")
+    rows = rows_of(played)
+    assert len(tests) == 5 and set(tests["test"]) == {test}      # 2 + 3 seats, 3 levels each
     ps = []
     for t, (key, levels) in zip(tests.itertuples(), by_hand.items()):
         assert [lv for lv, _, _ in levels] == ["random", "greedy", "lookahead"]
-        stat, p = pearson([w for _, w, _ in levels], [n for _, _, n in levels])
-        assert t.chi2 == pytest.approx(stat, rel=1e-9) and t.p == pytest.approx(p, rel=1e-9)
+        if test == S.COCHRAN:
+            cells = [c["cell"] for c in study.cells if tuple((k, v) for k, v in c["grid"].items()
+                                                            if k != "policy.0") == key[0]]
+            won = np.column_stack([rows[rows["cell"] == c].sort_values("game_id")["winner"]
+                                   .to_numpy() == key[1] for c in cells])
+            stat, p = cochran_by_hand(won)
+        else:
+            stat, p = pearson([w for _, w, _ in levels], [n for _, _, n in levels])
+        assert t.stat == pytest.approx(stat, rel=1e-9) and t.p == pytest.approx(p, rel=1e-9)
         assert t.dof == 2 and t.who == f"seat {key[1]}"
         (_, wa, na), (_, wb, nb) = levels[0], levels[-1]
         assert t.d == pytest.approx(wb / nb - wa / na)
@@ -131,7 +163,7 @@ def test_a_focus_seat_whose_answer_changes_with_skill(study_run):
         assert (r.wins, r.games) == w and (r.lo, r.hi) == pytest.approx(wilson(*w))
     _, words = report.write_report(folder, folder.parent / "focus.html")
     line = next(w for w in words if w.startswith("3 players, seat 0 wins"))
-    assert ": changes with skill (chi-square over the 3 levels" in line
+    assert f": changes with skill ({test} over the 3 levels" in line
     assert "Holm-adjusted over 5 answers" in line and "lookahead minus random +" in line
     short = next(w for w in words if w.startswith("By skill level (random, greedy, lookahead)"))
     assert f"{int(reject.sum())} of 5 answers change" in short
@@ -145,6 +177,7 @@ def test_the_page_has_the_section_with_a_column_per_level(study_run, tmp_path):
     head = re.findall(r"<th>([^<]*)</th>", sec)
     assert head[:5] == ["situation", "seat", "random", "greedy", "lookahead"]
     assert "lookahead − random (points)" in head and "changes with skill" in head
+    assert sec.count(f"<td>{html.escape(S.COCHRAN)}</td>") == 5
     assert sec.count("<tr>") == 1 + 5 and len(images(sec)) == 1
     assert "policy.0</code>: seat 0 plays the level" in sec
     # a study without a skill axis has no such section
@@ -232,6 +265,14 @@ def test_the_homogeneity_test_of_rates_without_a_win_or_a_loss():
     assert S.homogeneity([10, 20], [10, 20]) == (0.0, 1.0, 1)
     stat, p, dof = S.homogeneity([5, 15], [20, 20])
     assert (stat, p) == pytest.approx(pearson([5, 15], [20, 20])) and dof == 1
+
+
+def test_cochrans_q_of_games_without_a_discordant_level():
+    same = np.array([[1, 1, 1], [0, 0, 0], [1, 1, 1]], bool)
+    assert S.cochran(same) == (0.0, 1.0, 2)
+    won = np.random.default_rng(4).random((200, 3)) < [0.3, 0.4, 0.5]
+    stat, p, dof = S.cochran(won)
+    assert (stat, p) == pytest.approx(cochran_by_hand(won), rel=1e-12) and dof == 2
 
 
 BASE = {"name": "x", "game": "raidboard", "games": 10, "seed": 1}

@@ -7,17 +7,22 @@ other cell once per level, and the page adds a section "By skill" (docs/reports.
   cell's other knobs) and level, with its Wilson 95 % interval, from the contender frame
   (``tables.contender_frame``: all of the cell's games);
 - the test (``skill_tests``) of each answer (situation and seat): is the win rate the same at
-  every level? Pearson's chi-square of homogeneity of the levels x (won, not won) table
-  (``scipy.stats.chi2_contingency``, no continuity correction), its p-value Holm-adjusted
-  over every answer of the study (``findings.holm``); with the difference last level minus
-  first and its Newcombe 95 % interval (``statsmodels``). Under ``common_seeds = true`` the
-  levels play the same dice: their win rates correlate positively, so the independent-samples
-  test is conservative (it calls fewer changes than a paired test would), never liberal;
+  every level? On common seeds with per-game rows the levels played the same games, so the
+  test is paired: Cochran's Q on the games x levels table of wins (``paired_wins``, games
+  matched by ``game_id``; ``statsmodels``). Otherwise (no rows, independent seeds, a cell
+  unfinished or beyond ``PAIRED_MAX_GAMES``) Pearson's chi-square of homogeneity of the levels x
+  (won, not won) table (``scipy.stats.chi2_contingency``, no continuity correction), which
+  on common seeds would be conservative (the levels' rates correlate positively). The p-value
+  is Holm-adjusted over every answer of the study (``findings.holm``); with the difference last
+  level minus first and its Newcombe 95 % interval (independent samples: wide, not liberal);
+- the paired effects (``effect_frame``, ``effect_tests``): each other knob's effect on a win
+  rate at each level, and Cochran's Q of equal effects across the levels (meta-analysis);
 - a sentence per answer saying whether it changes with skill, one for "In short", and a
   figure: the win rate against the level with its error bars, one line per seat, one panel per
   situation.
 
-Everything is read from the counts the report already has; nothing is played again.
+Everything is read from the stored counts, and for the paired test one column of the rows;
+nothing is played again.
 """
 from __future__ import annotations
 
@@ -101,29 +106,87 @@ def homogeneity(wins, games) -> tuple[float, float, int]:
     return float(res.statistic), float(res.pvalue), int(res.dof)
 
 
-def skill_tests(sf: pd.DataFrame) -> pd.DataFrame:
-    """One row per answer (situation, seat or side) seen at two or more levels: the
-    chi-square of equal rates across the levels, its p-value, Holm-adjusted over every answer
-    (``changes`` = adjusted p < 5 %), the spread (largest minus smallest rate) and the
-    difference last level minus first with its Newcombe 95 % interval."""
+#: The paired test reads each level's winner (or outcome) column of the per-game rows: at most
+#: this many games per cell (beyond, or without rows or common seeds: the chi-square).
+PAIRED_MAX_GAMES = 4_000_000
+CHI2, COCHRAN = "chi-square", "Cochran's Q on the paired games"
+
+
+def paired_wins(study, sf: pd.DataFrame) -> dict:
+    """{(situation, who): bool array (games x levels)}, whether the seat or side won each game
+    at each level, the games matched by ``game_id``: for a study on common seeds with rows,
+    per situation whose cells (one per level) finished the very same games, each with at most
+    ``PAIRED_MAX_GAMES``; {} otherwise. Read through ``StudyData.games`` (one column)."""
+    data, m = study.data, study.manifest
+    if sf.empty or not data.has_rows or not (m.get("study_content") or {}).get("common_seeds"):
+        return {}
+    column = "winner" if study.spec.seated else "outcome"
+    out = {}
+    for situation, g in sf.groupby("situation", sort=False):
+        cells = list(dict.fromkeys(g.sort_values("level_index")["cell"]))
+        if len(cells) < 2 or g["games"].max() > PAIRED_MAX_GAMES:
+            continue
+        frames = [data.games(cell=int(c), columns=[column]) for c in cells]
+        ids = frames[0]["game_id"].to_numpy()
+        if any(not np.array_equal(f["game_id"].to_numpy(), ids) for f in frames[1:]):
+            continue
+        for who in dict.fromkeys(g["who"]):
+            out[(situation, who)] = np.column_stack([_won(f, who) for f in frames])
+    return out
+
+
+def _won(frame: pd.DataFrame, who: str) -> np.ndarray:
+    """Whether ``who`` ("seat 2", "side vikings") won each game of the rows."""
+    kind, name = who.split(" ", 1)
+    if kind == "seat":
+        return frame["winner"].to_numpy() == int(name)
+    return (frame["outcome"] == f"{name}_win").to_numpy()
+
+
+def cochran(won: np.ndarray) -> tuple[float, float, int]:
+    """(Q, p, degrees of freedom) of Cochran's test of equal win rates at every level on the
+    games x levels table of wins (``statsmodels``); (0, 1, L-1) when no game was won at one
+    level and lost at another (the rates are then equal and Q is 0/0)."""
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    won = np.asarray(won, bool)
+    if not (won.any(axis=1) & ~won.all(axis=1)).any():
+        return 0.0, 1.0, won.shape[1] - 1
+    res = cochrans_q(won.astype(np.int64))
+    return float(res.statistic), float(res.pvalue), int(res.df)
+
+
+def skill_tests(sf: pd.DataFrame, paired: dict | None = None) -> pd.DataFrame:
+    """One row per answer (situation, seat or side) seen at two or more levels: the test of
+    equal rates across the levels (``test``: Cochran's Q on the games of ``paired`` when it
+    holds the answer, see ``paired_wins``; else the chi-square of homogeneity), its statistic
+    ``stat`` and p-value, Holm-adjusted over every answer (``changes`` = adjusted p < 5 %),
+    the spread (largest minus smallest rate) and the difference last level minus first with
+    its Newcombe 95 % interval (of independent samples: wider than a paired one)."""
     from statsmodels.stats.proportion import confint_proportions_2indep
 
     from vikingsim.studies.findings import holm
 
+    paired = paired or {}
     rows = []
     for situation, who, g in _answers(sf):
         if len(g) < 2:
             continue
-        chi2, p, dof = homogeneity(g["wins"], g["games"])
+        won = paired.get((situation, who))
+        if won is not None and won.shape[1] == len(g):
+            test, (stat, p, dof) = COCHRAN, cochran(won)
+        else:
+            test, (stat, p, dof) = CHI2, homogeneity(g["wins"], g["games"])
         a, b = g.iloc[0], g.iloc[-1]
         lo, hi = confint_proportions_2indep(int(b.wins), int(b.games), int(a.wins),
                                             int(a.games), method="newcomb", compare="diff")
-        rows.append({"situation": situation, "who": who, "levels": len(g), "chi2": chi2,
-                     "dof": dof, "p": p, "spread": float(g["rate"].max() - g["rate"].min()),
+        rows.append({"situation": situation, "who": who, "levels": len(g), "test": test,
+                     "stat": stat, "dof": dof, "p": p,
+                     "spread": float(g["rate"].max() - g["rate"].min()),
                      "first": a.level_words, "last": b.level_words,
                      "d": float(b.rate - a.rate), "d_lo": float(lo), "d_hi": float(hi)})
-    cols = ["situation", "who", "levels", "chi2", "dof", "p", "spread", "first", "last", "d",
-            "d_lo", "d_hi"]
+    cols = ["situation", "who", "levels", "test", "stat", "dof", "p", "spread", "first", "last",
+            "d", "d_lo", "d_hi"]
     out = pd.DataFrame(rows, columns=cols)
     out["p_holm"], out["changes"], _ = holm(out["p"].to_numpy())
     return out
@@ -203,7 +266,8 @@ def _pts(x: float) -> str:
 
 def answer_sentence(sf: pd.DataFrame, t, m: int, many: bool) -> str:
     """E.g. "4 players, seat 0: 29.4% [28.5, 29.3] at greedy, 27.0% [...] at ismcts(budget=64):
-    changes with skill (chi-square over the 2 levels p = 0.003, Holm-adjusted over 8 answers);
+    changes with skill (Cochran's Q on the paired games over the 2 levels p = 0.003,
+    Holm-adjusted over 8 answers);
     last minus first level -2.4 points [-3.6, -1.2]"."""
     from vikingsim.studies.report.words import ci_text, p_text, pct
 
@@ -213,7 +277,7 @@ def answer_sentence(sf: pd.DataFrame, t, m: int, many: bool) -> str:
     head = f"{t.situation}, {t.who}" if many and t.situation else t.who[0].upper() + t.who[1:]
     adj = f", Holm-adjusted over {m} answers" if m > 1 else ""
     verdict = ("changes with skill" if t.changes else "no change with skill beyond noise")
-    return (f"{head} wins {rates}: {verdict} (chi-square over the {t.levels} levels "
+    return (f"{head} wins {rates}: {verdict} ({t.test} over the {t.levels} levels "
             f"{p_text(t.p_holm if m > 1 else t.p)}{adj}); {t.last} minus {t.first} "
             f"{_pts(t.d)} points [{_pts(t.d_lo)}, {_pts(t.d_hi)}].")
 
@@ -245,13 +309,17 @@ def skill_summary(sf: pd.DataFrame, tests: pd.DataFrame) -> str:
     if moved.empty:
         return (f"By skill level ({levels}): no answer changes with skill beyond noise "
                 f"({m} answer{'s' if m > 1 else ''}, largest spread across the levels "
-                f"{100 * tests['spread'].max():.1f} points; chi-square per answer, Holm).")
+                f"{100 * tests['spread'].max():.1f} points; {_tests_used(tests)}, Holm).")
     many = tests["situation"].nunique() > 1
     names = [f"{r.who} in {r.situation}" if many else r.who for r in moved.itertuples()]
     shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     return (f"By skill level ({levels}): {len(moved)} of {m} answers change with skill beyond "
             f"noise ({shown}; largest spread {100 * moved['spread'].max():.1f} points; "
-            f"chi-square per answer, Holm).")
+            f"{_tests_used(tests)}, Holm).")
+
+
+def _tests_used(tests: pd.DataFrame) -> str:
+    return " or ".join(dict.fromkeys(tests["test"])) + " per answer"
 
 
 # ---- the figure -------------------------------------------------------------------------------
@@ -311,7 +379,7 @@ def skill_parts(study, cf: pd.DataFrame) -> SkillParts:
     from vikingsim.studies.report.page import figure_html, section
 
     sf = skill_frame(study, cf)
-    tests = skill_tests(sf) if not sf.empty else pd.DataFrame()
+    tests = skill_tests(sf, paired_wins(study, sf)) if not sf.empty else pd.DataFrame()
     if tests.empty:
         return SkillParts([], [], "")
     m, many = len(tests), tests["situation"].nunique() > 1
@@ -348,10 +416,11 @@ def _intro(knob: str) -> str:
            else f"every seat's policy {param} is the level" if param
            else "every seat plays the level")
     return (f"<p>The study's answers at each skill level (knob <code>{_esc(knob)}</code>: "
-            f"{_esc(who)}). Win rates of all the cell's games with Wilson 95% intervals; the "
-            "chi-square tests equal rates at every level, its p-value Holm-adjusted over the "
-            "answers; the difference of the last and first level has a Newcombe 95% "
-            "interval.</p>")
+            f"{_esc(who)}). Win rates of all the cell's games with Wilson 95% intervals. The "
+            "test of equal rates at every level is Cochran's Q on the paired games when the "
+            "levels played the same games (common seeds, rows kept), else the chi-square of "
+            "homogeneity; its p-value is Holm-adjusted over the answers. The difference of "
+            "the last and first level has a Newcombe 95% interval.</p>")
 
 
 def _items(sentences: list) -> str:
@@ -375,12 +444,12 @@ def _answers_table(study, sf: pd.DataFrame, tests: pd.DataFrame) -> str:
         return "-" if r is None else f"{pct(r.rate)}% {ci_text(r.lo, r.hi)}"
 
     rows = [[t.situation or "every game", t.who, *[rate(t, lv) for lv in levels],
-             f"{_pts(t.d)} [{_pts(t.d_lo)}, {_pts(t.d_hi)}]", f"{t.chi2:.2f}",
+             f"{_pts(t.d)} [{_pts(t.d_lo)}, {_pts(t.d_hi)}]", t.test, f"{t.stat:.2f}",
              p_text(t.p_holm), "yes" if t.changes else "no"] for t in tests.itertuples()]
     k = len(levels)
     return table_html(["situation", "seat" if study.spec.seated else "side", *levels,
-                       f"{levels[-1]} − {levels[0]} (points)", "chi-square", "p (Holm)",
-                       "changes with skill"], rows, num={*range(2, 2 + k), 3 + k})
+                       f"{levels[-1]} − {levels[0]} (points)", "test", "statistic",
+                       "p (Holm)", "changes with skill"], rows, num={*range(2, 2 + k), 4 + k})
 
 
 def _effects_table(study, ef: pd.DataFrame, et: pd.DataFrame) -> str:
