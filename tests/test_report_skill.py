@@ -324,3 +324,28 @@ def test_the_seats_by_skill_experiment_runs_resumes_and_reports(tmp_path):
         assert f"<th>{words}</th>" in shown
     assert sum(w.startswith(("2 players, seat", "4 players, seat")) for w in words2) == 6
     shutil.rmtree(out)
+
+
+def test_the_search_strength_study_rotates_each_player_over_every_seat(tmp_path):
+    """experiments/raidboard_search_strength.toml (docs/benchmarks.md): each player alone
+    among three lookahead seats, once in every seat, common seeds; at 40 games per cell it
+    runs and the report pools each player's seat-games."""
+    from vikingsim.studies.plan import plan_cells
+    from vikingsim.studies.run import run_study
+    from vikingsim.studies.spec import load_study
+
+    path = os.path.join(ROOT, "experiments", "raidboard_search_strength.toml")
+    study = load_study(path)
+    assert study.common_seeds and study.players == 4
+    seen = {}
+    for cell in plan_cells(study):
+        odd = [(s, p) for s, p in enumerate(cell.policies) if p != "lookahead"]
+        assert len(odd) == 1, cell.policies
+        seen.setdefault(odd[0][1], []).append(odd[0][0])
+    assert len(seen) == 7 and all(seats == [0, 1, 2, 3] for seats in seen.values())
+    out = tmp_path / "strength"
+    run_study(path, out, games=40, workers=1)
+    st = report.load_study(out)
+    counts, _ = report.count_games(st)
+    pf = report.build_tables(st, counts)["policies"].set_index("policy")
+    assert set(pf.index) == {"lookahead", *seen} and (pf.loc[list(seen), "games"] == 160).all()
