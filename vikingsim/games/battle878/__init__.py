@@ -188,6 +188,12 @@ def _odds(options: dict) -> dict:
     return odds(options)
 
 
+def _optimal(options: dict) -> dict:
+    """Exact best play from ``exact.optimal`` (issue 21 §3), imported lazily."""
+    from vikingsim.games.battle878.exact import optimal
+    return optimal(options)
+
+
 GAME = GameSpec(
     name="battle878",
     title="878 Vikings: one battle (Viking Age expansions)",
@@ -206,6 +212,7 @@ GAME = GameSpec(
     tally=tally,
     summarize=summarize,
     odds=_odds,
+    optimal=_optimal,
     elements=elements,
     trace=trace,
     rules_version=RULES_VERSION,
