@@ -113,7 +113,9 @@ def optimal_no_runes(rules) -> dict:
 
 
 def optimal(rules) -> dict:
-    """Dispatch: ``optimal_no_runes`` without Runes and Prayer."""
+    """Dispatch: ``optimal_no_runes`` without Runes and Prayer, else the DP of
+    ``optimal_rp`` (its decision set: that module's docstring)."""
     if rules.runes_prayer:
-        raise InputError("optimal play with runes_prayer is not built yet")
+        from vikingsim.games.battle878.optimal_rp import optimal_rp
+        return optimal_rp(rules)
     return optimal_no_runes(rules)
