@@ -185,3 +185,159 @@ def test_game_spec_optimal_and_cli(tmp_path):
     bad = subprocess.run(cmd[:4] + ["ravenfeast", "--optimal"], capture_output=True, text=True)
     assert bad.returncode == 2 and "no optimal-play solver" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# ------------------------------------------------------------- with Runes and Prayer (DP)
+from dataclasses import replace  # noqa: E402
+
+from vikingsim.core.runner import simulate  # noqa: E402
+from vikingsim.core.testing import plain_module  # noqa: E402
+from vikingsim.games.battle878 import _args, _outs, allocate, make_setup  # noqa: E402
+from vikingsim.games.battle878 import optimal_rp as RP  # noqa: E402
+from vikingsim.games.battle878.reference import Battle  # noqa: E402
+from vikingsim.games.battle878.rules import Outcome, rules_from_options  # noqa: E402
+
+RP_ARMY = {"norsemen": 3, "berserkers": 2, "housecarls": 2, "thegns": 2, "runes_prayer": True}
+N_MC = 200_000   # SE of a win rate near 0.7: 0.0010, so 4 SE = 0.4 pp
+
+
+def _solved(opts):
+    spec = RP.rp_spec(rules_from_options(opts))
+    V, D = RP.solve_rp(spec)
+    return spec, V, D
+
+
+def _p_success(summary, game):
+    s = summary
+    return s["p_vikings_win"] if game == 0 else s["p_english_win"] + s["p_gods_peace"]
+
+
+def _z(p_mc, p_exact, n):
+    return (p_mc - p_exact) / max((p_exact * (1 - p_exact) / n) ** 0.5, 1e-12)
+
+
+def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
+    """Policy evaluation: with k = all factions imposed on both sides, the DP's scripted
+    spending is exactly greedy's when Ragnarök and Defend the Faith cannot be afforded (2 dice
+    each) and the Reserve Pile is empty; its P(success) must match greedy v greedy MC
+    (n = 200,000: SE 0.1 pp, 4 SE tolerance)."""
+    opts = {**RP_ARMY, "runes_dice": 2, "prayer_dice": 2, "reserve_berserkers": 0}
+    spec, V, D = _solved(opts)
+    fixed = np.full((2,) + D.shape[1:-1], 2, np.int8)
+    Vf = RP.solve_rp(spec, fixed=fixed)[0]
+    s = simulate(GAME, N_MC, seed=21, options=opts, policies=["greedy", "greedy"],
+                 threads=2).summary
+    i = RP.start_index(spec)
+    for g in (0, 1):
+        assert abs(_z(_p_success(s, g), Vf[(g, *i)], N_MC)) < 4
+    assert V[(0, *i)] >= Vf[(0, *i)] - 1e-12      # the Vikings' best is at least greedy's
+
+
+def test_guarantees_are_maximin():
+    """Vikings' guarantee: no fixed Viking choice does better against the English best
+    response, and their own table does no worse against any fixed English choice; same for
+    the English. (Evaluations with one side fixed, the other optimised by the DP.)"""
+    spec, V, D = _solved(RP_ARMY)
+    i = RP.start_index(spec)
+    own = RP.decision_table(D)
+    shape = (2,) + D.shape[1:-1]
+    for g in (0, 1):
+        for k in (0, 1, 2):
+            fixed = np.full(shape, -1, np.int8)
+            fixed[g] = k                               # side g plays k always
+            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] <= V[(g, *i)] + 1e-12
+            fixed = np.full(shape, k, np.int8)
+            fixed[g] = own[g]                          # side g plays its table
+            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] >= V[(g, *i)] - 1e-12
+    # rolling Runes/Prayer is a real decision here: "never" and "always" both do worse
+    for k in (0, 2):
+        fixed = np.full(shape, -1, np.int8)
+        fixed[0] = k
+        assert RP.solve_rp(spec, fixed=fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
+
+
+@pytest.mark.parametrize("game", [0, 1])
+def test_optimal_policy_simulated_matches_the_guarantee(game):
+    """Both seats play game ``game``'s saddle strategies (policy optimal, game=...): the
+    simulated P(success) is that game's value within 4 SE (n = 200,000, SE <= 0.11 pp)."""
+    r = exact.optimal(RP_ARMY)
+    name = ("vikings", "english")[game]
+    pols = ["optimal", f"optimal(game={name})"] if game == 0 else \
+        [f"optimal(game={name})", "optimal"]
+    s = simulate(GAME, N_MC, seed=22 + game, options=RP_ARMY, policies=pols,
+                 threads=2).summary
+    want = r[f"{name}_guarantee"]
+    assert abs(_z(_p_success(s, game), want, N_MC)) < 4
+    assert s["mean_runes_rolled"] > 0 and s["mean_prayer_rolled"] > 0
+
+
+@pytest.mark.parametrize("opts", [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
+                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3}])
+def test_optimal_kernel_matches_reference_bit_for_bit(opts):
+    a = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1)
+    b = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1,
+                 reference=True)
+    for key in a.summary:
+        if key not in ("elapsed_s", "games_per_s", "compile_s"):
+            assert str(a.summary[key]) == str(b.summary[key]), key
+
+
+class _Script:
+    def __init__(self, values):
+        self.values = list(values)
+
+    def random(self):
+        if not self.values:
+            raise AssertionError("script exhausted")
+        return self.values.pop(0)
+
+
+def _d(*faces):
+    return [(v - 0.5) / 6.0 for v in faces]
+
+
+KP = plain_module("vikingsim.games.battle878.kernel")
+
+
+def _forced(engine, table_entries, dice):
+    """1 Norseman v 1 Thegn with Runes and Prayer, policy optimal on both seats, its table
+    replaced by zeros except ``table_entries`` (index -> k): the table is what is read."""
+    opts = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1, "runes_prayer": True}
+    setup = make_setup(opts, ["optimal", "optimal"])
+    table = np.zeros_like(setup.table)
+    for idx, k in table_entries.items():
+        table[idx] = k
+    setup = replace(setup, table=table)
+    if engine == "reference":
+        b = Battle(setup.rules, setup.policies, _Script(dice), _Script([]), table=table)
+        return b.run(), b.effects["convert"], b.effects["runes_rolled"]
+    out = allocate(setup, 1)
+    KP._play_block(*_args(setup), 0, 1, _Script(dice), _Script([]), _outs(out))
+    eff = {n: int(out["effects"][0, j]) for j, n in enumerate(KP.EFFECT_NAMES)}
+    return Outcome(int(out["outcome"][0])), eff["convert"], eff["runes_rolled"]
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_table_decides_who_rolls(engine):
+    """SEED §4.1, §4.4. The English (defenders) roll first: Thegn die 5 (Command), and the
+    table says 1 Prayer die at the start state: 2 (Conversion). Then the Vikings: Norsemen die
+    5 (Command); with the table at 1 for (1 N, 0 B, 0 H, 1 T, English Conversion 1) a Runes
+    die: 5 (Conversion), so 2 Conversions and the English Convert the last Norseman: English
+    win after 2 rolls. With the Viking entry at 0 no Runes die is rolled; the English next
+    roll their Thegn die 1 (Hit) and win by the Hit, no Convert."""
+    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1)      # seat 1, n b h t, r rc fa pc, pend 1
+    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)      # seat 0, ..., English Conversion 1, pend 0
+    assert _forced(engine, {eng: 1, vik: 1}, _d(5, 2, 5, 5)) == (Outcome.ENGLISH_WIN, 1, 1)
+    assert _forced(engine, {eng: 1}, _d(5, 2, 5, 1)) == (Outcome.ENGLISH_WIN, 0, 0)
+
+
+def test_rp_size_and_rule_limits_are_one_line_errors():
+    with pytest.raises(InputError, match="too large"):
+        exact.optimal({**RP_ARMY, "norsemen": 40, "thegns": 40})
+    with pytest.raises(InputError, match="cannot handle fort"):
+        exact.optimal({**RP_ARMY, "fort": 1})
+    cmd = [sys.executable, "-m", "vikingsim", "odds", "battle878", "--optimal", "--set",
+           "runes_prayer=true", "--set", "norsemen=40", "--set", "thegns=40"]
+    bad = subprocess.run(cmd, capture_output=True, text=True)
+    assert bad.returncode == 2 and "too large" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
