@@ -79,8 +79,7 @@ def _optimal_table(rules: Rules, objs) -> np.ndarray:
         return np.zeros((2,) + (1,) * 9, np.int8)
     from vikingsim.games.battle878 import optimal_rp as RP
 
-    spec = RP.rp_spec(rules)
-    D = RP.solve_rp(spec)[1]
+    D = RP.decisions(rules)
     games = [p.game_index(s) if isinstance(p, Optimal) else s for s, p in enumerate(objs)]
     return RP.decision_table(D, games)
 

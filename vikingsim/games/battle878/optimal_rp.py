@@ -29,6 +29,7 @@ Anything else raises ``InputError`` naming it; so does a state table above ``MAX
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import fields
 from typing import NamedTuple
@@ -475,6 +476,15 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None):
         raise InputError("optimal play with Runes and Prayer: a block did not converge "
                          "(a face table with no Hits?)")
     return V, D
+
+
+@functools.lru_cache(maxsize=8)
+def decisions(rules: Rules) -> np.ndarray:
+    """Both games' decision tables ``D`` for ``rules`` (cached: a study or a notebook builds
+    many setups of one battle). Read-only."""
+    D = solve_rp(rp_spec(rules))[1]
+    D.flags.writeable = False
+    return D
 
 
 def start_index(spec: RPSpec) -> tuple:
