@@ -37,6 +37,7 @@ EXAMPLES = {
     "odds": """examples:
   vikingsim odds battle878 --set norsemen=6 --set fort=1 --json
   vikingsim odds battle878 --grid norsemen=1:10 --grid housecarls=1:10 --plot odds.png
+  vikingsim odds battle878 --optimal --set runes_prayer=true --set norsemen=4 --set thegns=3
   vikingsim odds ravenfeast --set a=jarl --set b=berserker""",
     "trace": """examples:
   vikingsim trace raidboard --seed 7 --players 3
