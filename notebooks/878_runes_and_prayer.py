@@ -330,3 +330,90 @@ these, not among all strategies); P(Vikings win) as the zero-sum payoff.
 # `cautious` ones once it holds any. Policies are defined in
 # `vikingsim/games/battle878/policies.py`; the effect counts per battle are in the first table
 # (`omens`, `battle_rage`, ...).
+
+# %% [markdown]
+# ## The scripted policies against exact best play (`optimal`)
+#
+# `vikingsim odds battle878 --optimal` solves the battle exactly (issue 21 §3;
+# `vikingsim/games/battle878/optimal_rp.py`): two zero-sum games, one per side, each solved by
+# backward induction. **What is optimised**: at every roll, how many factions of the rolling
+# side roll a Runes or Prayer die (SEED §4.1). **What is scripted** (the same in the solver
+# and in policy `optimal`): Omens of Victory on the type with most non-Hits while Runes last,
+# God's Peace and Convert as soon as affordable, no Battle Rage, Ragnarök, Defend the Faith or
+# retreat. So the guarantees are exact *within that decision set*: a scripted policy that uses
+# an effect `optimal` never buys (Battle Rage, Defend the Faith) can beat them. The solver's
+# tables grow fast with the armies, so this section uses a smaller battle than the sections
+# above. Success: the Vikings hold the shire (P(Vikings win)); the English success adds God's
+# Peace to their wins.
+
+# %%
+from vikingsim.games.battle878 import exact  # noqa: E402
+
+SMALL_ARMY = {"norsemen": 4, "berserkers": 2, "housecarls": 2, "thegns": 3, "runes_prayer": True}
+N_OPT = 20_000
+best = exact.optimal(SMALL_ARMY)
+V_OPT, E_OPT = V_POLICIES + ["optimal"], E_POLICIES + ["optimal"]
+
+
+def opt_grid():
+    rows = []
+    for v, e in itertools.product(V_OPT, E_OPT):
+        s = simulate(GAME, N_OPT, seed=SEED, options=SMALL_ARMY, policies=[v, e], threads=2).summary
+        rows.append({"vikings": v, "english": e, "p_vikings_win": s["p_vikings_win"],
+                     "lo": s["p_vikings_win_ci"][0], "hi": s["p_vikings_win_ci"][1],
+                     "p_gods_peace": s["p_gods_peace"]})
+    return pd.DataFrame(rows)
+
+
+opt = opt_grid()
+opt_m = opt.pivot(index="vikings", columns="english", values="p_vikings_win").loc[V_OPT, E_OPT]
+print(f"exact: Viking guarantee {best['vikings_guarantee']:.4f}, "
+      f"English guarantee {best['english_guarantee']:.4f}; n = {N_OPT:,} battles per cell")
+opt_m.round(4)
+
+
+# %%
+def opt_cell(v, e):
+    r = opt[(opt.vikings == v) & (opt.english == e)].iloc[0]
+    return r
+
+
+def beats(p_lo, p_hi, x):
+    return "above" if p_lo > x else ("below" if p_hi < x else "not distinguishable from")
+
+
+vg = best["vikings_guarantee"]
+e_hold = 1.0 - best["english_guarantee"]       # the most the optimal English let the Vikings hold
+ov = opt[opt.vikings == "optimal"].set_index("english")
+oe = opt[opt.english == "optimal"].set_index("vikings")
+worst_e = ov.p_vikings_win.idxmin()
+best_v = oe.p_vikings_win.idxmax()
+v_lines = "\n".join(
+    f"  - Vikings `{v}` v optimal English: {pc(oe.loc[v, 'p_vikings_win'])} "
+    f"[{100 * oe.loc[v, 'lo']:.1f}, {100 * oe.loc[v, 'hi']:.1f}], "
+    f"{beats(oe.loc[v, 'lo'], oe.loc[v, 'hi'], e_hold)} the {pc(e_hold)} the optimal English "
+    f"concede" for v in V_OPT)
+e_lines = "\n".join(
+    f"  - optimal Vikings v English `{e}`: {pc(ov.loc[e, 'p_vikings_win'])} "
+    f"[{100 * ov.loc[e, 'lo']:.1f}, {100 * ov.loc[e, 'hi']:.1f}], "
+    f"{beats(ov.loc[e, 'lo'], ov.loc[e, 'hi'], vg)} the Viking guarantee" for e in E_OPT)
+Markdown(f"""
+**Small battle** (4 N + 2 B attack 2 H + 3 T, Runes and Prayer; n = {N_OPT:,} per cell, seed
+{SEED}, 95% intervals about ±{100 * 1.96 * (0.25 / N_OPT) ** 0.5:.1f} pp at most):
+
+- Exact: the Vikings can make sure of **{pc(vg)}** whatever the English do with their Prayer
+  dice; the English can hold the Vikings to **{pc(e_hold)}** (English success
+  {pc(best['english_guarantee'])}). Both sides playing `optimal`, the Vikings hold the shire
+  {pc(best['p_vikings_success_both_optimal'])} of the time.
+- Against each English policy the optimal Vikings win (their worst case is English
+  `{worst_e}`):
+{e_lines}
+- Each Viking policy against the optimal English (the best of them is `{best_v}`):
+{v_lines}
+
+Within the decision set, no English play can push the optimal Vikings below their guarantee
+and no Viking play can lift the Vikings above what the optimal English concede; a scripted
+policy that lands outside these bounds does so by playing differently in the scripted part
+(Battle Rage, Ragnarök, Defend the Faith, another Omens target), which the solver does not
+optimise.
+""")

@@ -37,6 +37,7 @@ EXAMPLES = {
     "odds": """examples:
   vikingsim odds battle878 --set norsemen=6 --set fort=1 --json
   vikingsim odds battle878 --grid norsemen=1:10 --grid housecarls=1:10 --plot odds.png
+  vikingsim odds battle878 --optimal --set runes_prayer=true --set norsemen=4 --set thegns=3
   vikingsim odds ravenfeast --set a=jarl --set b=berserker""",
     "trace": """examples:
   vikingsim trace raidboard --seed 7 --players 3
@@ -174,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sweep an integer option (give two for a heatmap)")
     o.add_argument("--metric", default=None, help="value to plot (default: first p_* key)")
     o.add_argument("--plot", default=None, metavar="PNG", help="save a heatmap of the grid")
+    o.add_argument("--optimal", action="store_true",
+                   help="exact best play instead: each side's maximin guarantee (games with "
+                        "that solver: battle878)")
 
     t = add("trace", "tell one game turn by turn (the same game simulate plays)")
     _add_game_args(t)
@@ -307,6 +311,11 @@ def _cmd_odds(args) -> int:
         raise InputError(f"{args.game} has no exact solver; games with one: {', '.join(have)}")
     given = parse_assignments(args.sets)
     grid = _parse_grid(args.grid)
+    solver = spec.odds
+    if args.optimal:
+        if spec.optimal is None:
+            raise InputError(f"{args.game} has no optimal-play solver (--optimal: battle878)")
+        solver = spec.optimal
     if args.plot is not None and len(grid) != 2:
         raise InputError("--plot needs exactly two --grid options")
     if args.plot is not None:
@@ -314,7 +323,7 @@ def _cmd_odds(args) -> int:
 
         check_writable(args.plot, ".png", "--plot")          # before the grid is solved
     if not grid:
-        res = spec.odds(resolve(spec.name, spec.options, given))
+        res = solver(resolve(spec.name, spec.options, given))
         res = {"game": spec.name, "options": resolve(spec.name, spec.options, given), **res}
         if args.json:
             print_json(res)
@@ -328,9 +337,10 @@ def _cmd_odds(args) -> int:
     keys = [k for k, _ in grid]
     for values in itertools.product(*(v for _, v in grid)):
         opts = resolve(spec.name, spec.options, {**given, **dict(zip(keys, values))})
-        rows.append({**dict(zip(keys, values)), **spec.odds(opts)})
+        rows.append({**dict(zip(keys, values)), **solver(opts)})
     frame = pd.DataFrame(rows)
-    metric = args.metric or next(c for c in frame.columns if c.startswith("p_"))
+    metric = args.metric or next(c for c in frame.columns
+                                 if c.startswith("p_") or c.endswith("_guarantee"))
     if metric not in frame.columns:
         raise InputError(f"--metric {metric!r}: allowed: {', '.join(frame.columns[len(keys):])}")
     if args.plot is not None:

@@ -101,6 +101,9 @@ class GameSpec:
         ``element_stats(setup, tally) -> DataFrame``: the tidy per-seat, per-element table
         (bought/taken, played, in the final deck, first round, win rate when taken or not)
         read from the run's tally counters; None when the kernel counts none.
+    optimal(options: dict) -> dict, optional
+        Exact best play (``vikingsim odds --optimal``): each side's maximin guarantee where
+        the game has a solver for it.
     block_games : int
         Games per RNG block (``core/rng.py``): fixed per game, part of its results' identity.
         Fast games use bigger blocks so the per-block cost (two Generators and a kernel
@@ -138,6 +141,7 @@ class GameSpec:
     game_id_options: dict = field(default_factory=dict)
     elements: Callable[..., tuple] | None = None
     element_stats: Callable[..., Any] | None = None
+    optimal: Callable[..., dict] | None = None
 
     @property
     def rng_scheme(self) -> str:

@@ -46,6 +46,9 @@ class Setup:
     policies: tuple         # the policy objects, seat order (the reference engine reads them)
     labels: tuple           # their canonical texts
     start: np.ndarray       # int64 (N_UNITS,): units at the start from the options (before cards)
+    table: np.ndarray       # int8 (2 seats, n, b, h, t, r, rc, fa, pc, pend): the optimal
+    #                         policy's Runes/Prayer dice per roll (optimal_rp); all 1s axes
+    #                         when no seat plays optimal with runes_prayer
 
 
 def make_setup(options: dict, policies: list, players: int = 2) -> Setup:
@@ -62,7 +65,23 @@ def make_setup(options: dict, policies: list, players: int = 2) -> Setup:
     start = np.array([rules.norsemen + LAGERTHA_NORSEMEN * lag,
                       rules.berserkers + LAGERTHA_BERSERKERS * lag, rules.housecarls,
                       rules.thegns, rules.fyrd, 0], np.int64)
-    return Setup(rules, rules.compile(), kinds, params, objs, tuple(map(str, policies)), start)
+    return Setup(rules, rules.compile(), kinds, params, objs, tuple(map(str, policies)), start,
+                 _optimal_table(rules, objs))
+
+
+def _optimal_table(rules: Rules, objs) -> np.ndarray:
+    """The decision table of policy ``optimal`` (policies as data, like ``forbid``): solved by
+    ``optimal_rp`` when a seat plays it with Runes and Prayer (InputError for a battle the DP
+    cannot take), else a placeholder the kernel never reads."""
+    from vikingsim.games.battle878.policies import Optimal
+
+    if not rules.runes_prayer or not any(isinstance(p, Optimal) for p in objs):
+        return np.zeros((2,) + (1,) * 9, np.int8)
+    from vikingsim.games.battle878 import optimal_rp as RP
+
+    D = RP.decisions(rules)
+    games = [p.game_index(s) if isinstance(p, Optimal) else s for s, p in enumerate(objs)]
+    return RP.decision_table(D, games)
 
 
 def allocate(setup: Setup, n: int) -> dict:
@@ -79,7 +98,7 @@ def allocate(setup: Setup, n: int) -> dict:
 
 def _args(setup: Setup):
     """The kernel's leading arguments: compiled rules, policies and fresh scratch state."""
-    return setup.compiled, setup.kinds, setup.params, K.new_state(setup.compiled)
+    return setup.compiled, setup.kinds, setup.params, K.new_state(setup.compiled, setup.table)
 
 
 def _outs(out: dict) -> K.Outputs:
@@ -91,7 +110,7 @@ def play_block(setup, g0, g1, dice_rng, pol_rng, out):
 
 
 def reference_block(setup, g0, g1, dice_rng, pol_rng, out):
-    REF.play_block(setup.rules, setup.policies, g0, g1, dice_rng, pol_rng, out)
+    REF.play_block(setup.rules, setup.policies, g0, g1, dice_rng, pol_rng, out, setup.table)
 
 
 def _viking_deaths(out):
@@ -166,7 +185,8 @@ def trace(setup: Setup, seed: int, game_id: int = 0) -> str:
     if offset:
         play_block(setup, 0, offset, dice, pol, allocate(setup, offset))
     lines = [f"battle878 game {game_id} of seed {seed}: policies {', '.join(setup.labels)}"]
-    REF.play_battle(setup.rules, setup.policies, dice, pol, log=lines.append)
+    REF.play_battle(setup.rules, setup.policies, dice, pol, log=lines.append,
+                    table=setup.table)
     return "\n".join(lines)
 
 
@@ -188,6 +208,12 @@ def _odds(options: dict) -> dict:
     return odds(options)
 
 
+def _optimal(options: dict) -> dict:
+    """Exact best play from ``exact.optimal`` (issue 21 §3), imported lazily."""
+    from vikingsim.games.battle878.exact import optimal
+    return optimal(options)
+
+
 GAME = GameSpec(
     name="battle878",
     title="878 Vikings: one battle (Viking Age expansions)",
@@ -206,6 +232,7 @@ GAME = GameSpec(
     tally=tally,
     summarize=summarize,
     odds=_odds,
+    optimal=_optimal,
     elements=elements,
     trace=trace,
     rules_version=RULES_VERSION,

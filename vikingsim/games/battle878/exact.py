@@ -800,3 +800,31 @@ def odds_grid(options: dict, **axes) -> "pd.DataFrame":
         cell = dict(zip(names, values))
         rows.append({**cell, **odds({**options, **cell})})
     return pd.DataFrame(rows)
+
+
+def optimal(options) -> dict:
+    """Exact best play (issue 21 §3): each side's maximin guarantee, see ``optimal.py``.
+
+    Parameters
+    ----------
+    options : dict or Rules
+        As for :func:`odds`.
+
+    Returns
+    -------
+    dict
+        ``vikings_guarantee`` (the value of the Viking game: the largest P(Vikings win or
+        English retreat) the Vikings can make sure of, whatever the English do),
+        ``english_guarantee`` (the same for the English: P(English win, Vikings retreat or
+        God's Peace)), the largest gain a deviation from the optimal table was found to
+        give in each game, and ``optimised`` (which decisions were optimised).
+
+    Examples
+    --------
+    >>> r = optimal({"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1})
+    >>> round(r["vikings_guarantee"], 6)          # = odds(): retreating never pays, 9/16
+    0.5625
+    """
+    from vikingsim.games.battle878 import optimal as O
+
+    return O.optimal(_rules(options))

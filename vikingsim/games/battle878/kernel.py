@@ -51,7 +51,8 @@ EB_FOUL = 1 << int(Epic.FOUL_WEATHER)
 EB_REINF = 1 << int(Epic.REINFORCEMENTS)
 EB_SINGLE = 1 << int(Epic.SINGLE_COMBAT)
 EB_TRAIT = 1 << int(Epic.TRAITORS)
-K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM = (int(k) for k in PolicyKind)
+K_DEFAULT, K_NEVER, K_GREEDY, K_SMART, K_RETREAT, K_RANDOM, K_OPTIMAL = (
+    int(k) for k in PolicyKind)
 (EL_RETREAT, EL_RUNES, EL_OMENS, EL_RAGE, EL_RAGNAROK, EL_PRAYER, EL_FIV, EL_DEFEND, EL_CONVERT,
  EL_PEACE) = (int(e) for e in Element)
 # what a roll returns: an Outcome, or GOING on
@@ -126,6 +127,8 @@ class BattleState(NamedTuple):
     epic_order: np.ndarray  # (N_EPIC,) scratch of the Epic-card shuffle
     eff: np.ndarray         # (N_EFF,) Effect tallies
     sv: np.ndarray          # (N_STATE,) StateSlot scalars
+    opt: np.ndarray         # int8 (2, n, b, h, t, r, rc, fa, pc, pend): policy optimal's
+    #                         Runes/Prayer dice per roll (Setup.table, optimal_rp)
 
 
 class Outputs(NamedTuple):
@@ -144,12 +147,15 @@ class Outputs(NamedTuple):
     effects: np.ndarray     # int16 (n, N_EFF)
 
 
-def new_state(cr) -> BattleState:
-    """Scratch state for one block's battles (``_reset`` fills it per battle)."""
+def new_state(cr, table=None) -> BattleState:
+    """Scratch state for one block's battles (``_reset`` fills it per battle); ``table``: the
+    optimal policy's decision table (``Setup.table``; a placeholder when None)."""
     def z(n):
         return np.zeros(n, np.int64)
+    if table is None:
+        table = np.zeros((2,) + (1,) * 9, np.int8)
     return BattleState(*(z(N_UNITS) for _ in range(11)), z(cr.fyrd_cards.shape[0] + N_EPIC),
-                       z(N_EPIC), z(N_EFF), z(N_STATE))
+                       z(N_EPIC), z(N_EFF), z(N_STATE), table)
 
 
 # ---------------------------------------------------------------- shared by both paths
@@ -724,14 +730,30 @@ def _place_rune(cr, st, dice):
 
 
 @jit(inline="always", nrt=False)
+def _optimal_dice(st, s):
+    """Policy optimal: how many of side ``s``'s factions roll a Runes/Prayer die this roll,
+    read from the DP's table at the state before the roll (optimal_rp, 878 §5.2)."""
+    sv, cnt, shp = st.sv, st.cnt, st.opt.shape
+    if (cnt[UN] >= shp[1] or cnt[UB] >= shp[2] or cnt[UH] >= shp[3] or cnt[UT] >= shp[4]
+            or sv[StateSlot.RUNES] >= shp[5] or sv[StateSlot.FAITH] >= shp[7]):
+        return 2      # a state the DP never reaches (another policy's effects): roll all
+    return st.opt[s, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
+                  sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH], sv[StateSlot.PRAYER_CONV],
+                  1 if sv[StateSlot.FIRST_HIT] else 0]
+
+
+@jit(inline="always", nrt=False)
 def _roll_runes(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
     re-roll one (a Conversion, to deny the English)."""
     sv = st.sv
+    k_opt = _optimal_dice(st, V) if kind == K_OPTIMAL else 0
+    i = 0
     for k in (UN, UB):
         if _held(st, k, V) == 0:
             continue
-        want = kind == K_GREEDY
+        want = kind == K_GREEDY or (kind == K_OPTIMAL and i < k_opt)
+        i += 1
         if kind == K_SMART:   # stop feeding the Prayer card Conversions (God's Peace threat)
             want = (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV]
                     < cr.ints[RuleSlot.GODS_PEACE_COST] - pp[V, PolicyParam.RUNES_MARGIN])
@@ -743,7 +765,7 @@ def _roll_runes(cr, kind, pp, st, dice, pol):
                 sv[StateSlot.RUNES_POOL] -= 1
                 _place_rune(cr, st, dice)
         elif sv[StateSlot.RUNES_CONV] > 0 and (
-                kind == K_GREEDY or kind == K_SMART
+                kind == K_GREEDY or kind == K_SMART or (kind == K_OPTIMAL and want)
                 or (kind == K_RANDOM and pol.random() < pp[V, PolicyParam.REROLL_CHANCE])
         ) and _allowed(pp, V, EL_RUNES):
             sv[StateSlot.RUNES_CONV] -= 1
@@ -756,11 +778,15 @@ def _roll_prayer(cr, kind, pp, st, dice, pol):
     Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4: automatic; the die
     leaves the card at once)."""
     sv, martyr = st.sv, False
+    k_opt = _optimal_dice(st, E) if kind == K_OPTIMAL else 0
+    i = 0
     for k in (UH, UT):
-        if _held(st, k, E) == 0 or not (
-                kind == K_GREEDY or kind == K_SMART
+        if _held(st, k, E) == 0:
+            continue
+        i += 1
+        if not (kind == K_GREEDY or kind == K_SMART or (kind == K_OPTIMAL and i <= k_opt)
                 or (kind == K_RANDOM and pol.random() < pp[E, PolicyParam.DIE_CHANCE])
-        ) or not _allowed(pp, E, EL_PRAYER):
+                ) or not _allowed(pp, E, EL_PRAYER):
             continue
         if sv[StateSlot.PRAYER_POOL] > 0:
             sv[StateSlot.PRAYER_POOL] -= 1
@@ -808,13 +834,14 @@ def _spend_runes(cr, kind, pp, st, s, dice):
     Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
     die), then Omens of Victory on their own roll."""
     ri, sv, cnt, own = cr.ints, st.sv, st.cnt, st.own
-    if kind != K_SMART and not sv[StateSlot.RAGNAROK] and \
+    if kind != K_SMART and kind != K_OPTIMAL and not sv[StateSlot.RAGNAROK] and \
             sv[StateSlot.RUNES] >= ri[RuleSlot.RAGNAROK_COST] and \
             _allowed(pp, V, EL_RAGNAROK):
         _pay_runes(sv, ri[RuleSlot.RAGNAROK_COST])
         sv[StateSlot.RAGNAROK] = 1
         st.eff[Effect.RAGNAROK] += 1
-    while (sv[StateSlot.RUNES] >= ri[RuleSlot.BATTLE_RAGE_COST] and _held(st, UN, V) > 0
+    while (kind != K_OPTIMAL and sv[StateSlot.RUNES] >= ri[RuleSlot.BATTLE_RAGE_COST]
+           and _held(st, UN, V) > 0
            and own[UB] == V and sv[StateSlot.RESERVE] > 0 and _allowed(pp, V, EL_RAGE)):
         if kind == K_SMART and cnt[UB] >= cr.max_dice[Die.BERSERKER]:
             break
@@ -867,7 +894,7 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
             and _allowed(pp, E, EL_PEACE)):
         st.eff[Effect.GODS_PEACE] += 1
         return True
-    while (sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]
+    while (kind != K_OPTIMAL and sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]
            and _allowed(pp, E, EL_DEFEND)):
         sv[StateSlot.FAITH] -= ri[RuleSlot.DEFEND_FAITH_COST]
         sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
@@ -876,7 +903,8 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
     while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
            and _held(st, UN, V) > 0 and not bad and _allowed(pp, E, EL_CONVERT)):
         _convert(cr, st)
-    if s == E and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0) and _allowed(
+    if s == E and kind != K_OPTIMAL and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0) \
+            and _allowed(
             pp, E, EL_FIV):
         while sv[StateSlot.FAITH] >= 1 and st.fl[UF] > 0:
             st.fl[UF] -= 1

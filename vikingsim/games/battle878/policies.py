@@ -28,6 +28,7 @@ class PolicyKind(IntEnum):
     SMART = 3     # thought-out Runes (Vikings) / Prayer (English) play, see POLICIES help
     RETREAT = 4   # DEFAULT, plus Command retreats when the odds turn bad
     RANDOM = 5    # uniform random legal choices from the policy stream (tests, invariants)
+    OPTIMAL = 6   # exact best play (optimal_rp.py): Runes/Prayer dice from the DP's table
 
 
 class PolicyParam(IntEnum):
@@ -183,9 +184,26 @@ class Random(Default):
                 PolicyParam.REROLL_CHANCE: self.reroll_chance}
 
 
+@dataclass(frozen=True)
+class Optimal(Default):
+    """Exact best play (issue 21 §3; optimal.py, optimal_rp.py): the number of factions that
+    roll a Runes/Prayer die at each roll comes from the DP's decision table (``Setup.table``,
+    int8); spending scripted (greedy Omens target, God's Peace and Convert when affordable,
+    no Battle Rage, Ragnarök, Defend the Faith, Faith in Victory); never retreats (without
+    Runes and Prayer that is optimal: optimal.retreat_check)."""
+    game: str = rule("own", "whose game's table to play: own (maximise own success), "
+                     "vikings or english (the saddle strategy of that side's game)",
+                     choices=("own", "vikings", "english"))
+    kind: ClassVar[PolicyKind] = PolicyKind.OPTIMAL
+
+    def game_index(self, seat: int) -> int:
+        """The game (0 Vikings', 1 English) whose decisions this seat plays."""
+        return seat if self.game == "own" else ("vikings", "english").index(self.game)
+
+
 POLICY_TYPES = {"default": Default, "never": Never, "greedy": Greedy, "smart": Smart,
                 "runes_smart": RunesSmart, "cautious": Cautious, "prayer_smart": PrayerSmart,
-                "retreat": Retreat, "random": Random}
+                "retreat": Retreat, "random": Random, "optimal": Optimal}
 
 POLICIES = {
     "default": "878 §4.6 orders (Vikings lose Viking Fyrd, Norsemen, Berserkers, then the Fort/"
@@ -216,6 +234,12 @@ POLICIES = {
                "threshold (0.5) x the enemy's, every Command result moves units out (Linen "
                "Clothes: 2 per Command), most valuable first; a side whose last units leave "
                "has retreated",
+    "optimal": "exact best play (issue 21 §3): never retreats (optimal without Runes and "
+               "Prayer); with runes_prayer, how many factions roll a Runes/Prayer die each "
+               "roll comes from the exact DP (small battles, no Fyrd; docs/rules/battle878.md "
+               "§5.2), spending scripted (Omens on the type with most non-Hits, God's Peace "
+               "and Convert when affordable, nothing else). game=own (default) / vikings / "
+               "english: whose game's maximin table to play",
     "random": "uniform random hit targets and Traitor pick; greedy spending; coins for a new "
               "Runes/Prayer die (die_chance 0.5), a Runes re-roll (reroll_chance 0.5) and a "
               "retreat (retreat_chance 0.2) (policy stream only; for tests and invariants)",

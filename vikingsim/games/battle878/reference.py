@@ -61,8 +61,9 @@ def _nolog(_msg):
 class Battle:
     """One battle; ``run()`` returns the Outcome. Attributes hold the final state."""
 
-    def __init__(self, rules: Rules, policies, dice, pol, log=_nolog):
+    def __init__(self, rules: Rules, policies, dice, pol, log=_nolog, table=None):
         self.r = rules
+        self.table = table      # policy optimal's decision table (Setup.table, optimal_rp)
         self.dice, self.pol, self.log = dice, pol, log
         # the policies' parameters (POLICIES texts): retreat ``threshold``; smart English
         # ``bad_odds``, smart Vikings ``runes_margin``; random ``retreat_chance``,
@@ -492,18 +493,34 @@ class Battle:
             return self.rand() < self.policy["V"].reroll_chance
         return kind in ("greedy", "smart")
 
+    def optimal_dice(self, side):
+        """Policy optimal (878 §5.2): how many of ``side``'s factions roll a Runes/Prayer die
+        this roll, from the DP's table at the state before the roll; 2 (all) at a state the
+        DP never reaches (another policy's effects)."""
+        idx = (self.cnt["N"], self.cnt["B"], self.cnt["H"], self.cnt["T"], self.runes,
+               self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0)
+        if any(i >= d for i, d in zip(idx, self.table.shape[1:])):
+            return 2
+        return int(self.table[(0 if side == "V" else 1, *idx)])
+
     def roll_runes(self, s):
-        """SEED §4.1: each Viking faction with units in the battle may roll one Runes die.
+        """SEED §4.1: each Viking faction with units in the battle may roll one Runes die
+        (optimal: the first ``optimal_dice`` of them, new or re-rolling a Conversion).
         Returns False (Martyrdom is a Prayer face)."""
+        opt = self.kind["V"] == "optimal"
+        k_opt = self.optimal_dice("V") if opt else 0
+        i = 0
         for faction in ("N", "B"):
             if not self.holds("V", faction):
                 continue
-            new = self.wants_new_die("V") and self.allowed("V", "runes")
+            want = i < k_opt if opt else self.wants_new_die("V")
+            i += 1
+            new = want and self.allowed("V", "runes")
             if self.pool["V"] > 0:
                 if new:
                     self.pool["V"] -= 1
                     self.place_rune()
-            elif (self.conv["V"] > 0 and self.rerolls_placed_rune()
+            elif (self.conv["V"] > 0 and (want if opt else self.rerolls_placed_rune())
                   and self.allowed("V", "runes")):
                 self.conv["V"] -= 1
                 self.place_rune()
@@ -522,8 +539,14 @@ class Battle:
         """SEED §4.1: each English faction with units may roll one Prayer die (with all four
         placed, a Faith die is re-rolled). Returns whether Martyrdom came up (SEED §4.4)."""
         martyr = False
+        opt = self.kind["E"] == "optimal"
+        k_opt = self.optimal_dice("E") if opt else 0
+        i = 0
         for faction in ("H", "T"):
-            if (not self.holds("E", faction) or not self.wants_new_die("E")
+            if not self.holds("E", faction):
+                continue
+            i += 1
+            if (not (i <= k_opt if opt else self.wants_new_die("E"))
                     or not self.allowed("E", "prayer")):
                 continue
             if self.pool["E"] > 0:
@@ -551,13 +574,14 @@ class Battle:
         and only while it adds a Berserker die), then Omens of Victory on their own roll."""
         r = self.r
         smart = self.kind["V"] == "smart"
-        if (not smart and not self.ragnarok and self.runes >= r.ragnarok_cost
+        opt = self.kind["V"] == "optimal"      # optimal: Omens only (optimal_rp docstring)
+        if (not smart and not opt and not self.ragnarok and self.runes >= r.ragnarok_cost
                 and self.allowed("V", "ragnarok")):
             self.pay_runes(r.ragnarok_cost)
             self.ragnarok = True
             self.effects["ragnarok"] += 1
             self.log("  Ragnarök: Viking Hit units flee instead")
-        while (self.runes >= r.battle_rage_cost and self.holds("V", "N")
+        while (not opt and self.runes >= r.battle_rage_cost and self.holds("V", "N")
                and self.owner["B"] == "V" and self.reserve > 0
                and self.allowed("V", "battle_rage")):
             if smart and self.cnt["B"] >= r.max_dice[1]:
@@ -603,13 +627,15 @@ class Battle:
         their own roll (smart: only once no Prayer die is left). True: God's Peace."""
         r = self.r
         smart = self.kind["E"] == "smart"
+        opt = self.kind["E"] == "optimal"   # optimal: God's Peace and Convert only
         bad = smart and self.strength("E") < self.policy["E"].bad_odds * self.strength("V")
         if (self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart)
                 and self.allowed("E", "gods_peace")):
             self.effects["gods_peace"] += 1
             self.log("  God's Peace: the Vikings must leave")
             return True
-        while self.faith >= r.defend_faith_cost and self.allowed("E", "defend_the_faith"):
+        while (not opt and self.faith >= r.defend_faith_cost
+               and self.allowed("E", "defend_the_faith")):
             self.faith -= r.defend_faith_cost
             self.pool["E"] += r.defend_faith_cost
             self.add("F", self.draw_fyrd(), "Defend the Faith")
@@ -617,7 +643,7 @@ class Battle:
         while (self.conversions() >= r.convert_cost and self.holds("V", "N")
                and not (smart and bad) and self.allowed("E", "convert")):
             self.convert()
-        if (s == "E" and (not smart or self.pool["E"] == 0)
+        if (s == "E" and not opt and (not smart or self.pool["E"] == 0)
                 and self.allowed("E", "faith_in_victory")):
             while self.faith >= 1 and res["F"]["flee"] > 0:
                 res["F"]["flee"] -= 1
@@ -644,16 +670,16 @@ class Battle:
         self.log("  Convert: a Norseman leaves, a Thegn joins")
 
 
-def play_battle(rules: Rules, policies, dice, pol, log=_nolog) -> Battle:
-    b = Battle(rules, policies, dice, pol, log)
+def play_battle(rules: Rules, policies, dice, pol, log=_nolog, table=None) -> Battle:
+    b = Battle(rules, policies, dice, pol, log, table)
     b.outcome = b.run()
     return b
 
 
-def play_block(rules: Rules, policies, g0, g1, dice, pol, out) -> None:
-    """Games g0..g1-1 into ``out`` (same layout as the kernel)."""
+def play_block(rules: Rules, policies, g0, g1, dice, pol, out, table=None) -> None:
+    """Games g0..g1-1 into ``out`` (same layout as the kernel); ``table``: Setup.table."""
     for g in range(g0, g1):
-        b = play_battle(rules, policies, dice, pol)
+        b = play_battle(rules, policies, dice, pol, table=table)
         out["outcome"][g] = int(b.outcome)
         out["rolls"][g] = b.rolls
         out["structure"][g] = b.struct

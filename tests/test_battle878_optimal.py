@@ -1,0 +1,343 @@
+"""Exact best play in 878 battles (issue 21 §3; vikingsim/games/battle878/optimal.py).
+
+Without Runes and Prayer the only decision is a Command retreat (878 §2.3); the solver's claim
+is that it never pays, so each side's maximin guarantee is the default policy's exact odds.
+Checked three ways: (1) the retreat check on the solver's own value table finds no gain on
+many rule sets; (2) the check finds a gain planted in a real table (so it can fail); (3) an
+independent plain-Python maximin with every retreat option enumerated (value iteration over
+a tiny battle, written from 878 §2.3-§4.10, not from the solver) gives the same values.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vikingsim.core.errors import InputError
+from vikingsim.games.battle878 import GAME, exact
+from vikingsim.games.battle878 import optimal as O
+
+ARMY = {"norsemen": 4, "berserkers": 2, "housecarls": 3, "thegns": 3}
+
+RULE_SETS = [
+    {},
+    {"fort": 1, "ragnar": True, "northumbria": True, "epic_card": "faith",
+     "edmunds_faith": True},
+    {"settlement": 1, "seidr": True, "attacker": "english"},
+    {"raven_banner": True, "fyrd_card": True},
+    {"epic_card": "disorganized_combat", "military_reform": True},
+    {"linen_clothes": "both", "command_moves_fyrd": True, "fyrd": 2},
+    {"first_roller": "attacker", "berserker_first_hit_scope": "first_casualty"},
+    {"faces": "N=FFFFFH"},                 # Norsemen that mostly flee: still worth keeping
+    {"faces": "T=FFFFCC", "edmunds_faith": True, "edmunds_faith_side": "vikings"},
+    {"epic_card": "foul_weather"},          # Commands banked: no retreat decision at all
+]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: ",".join(r) or "base")
+def test_retreat_never_pays_and_guarantees_are_the_default_odds(rules):
+    opts = {**ARMY, **rules}
+    r = exact.optimal(opts)
+    base = exact.odds(opts)
+    assert r["vikings_guarantee"] == base["p_vikings_win"]
+    assert r["english_guarantee"] == base["p_english_win"]
+    assert r["retreat_gain_vikings_game"] <= O.GAIN_TOL
+    assert r["retreat_gain_english_game"] <= O.GAIN_TOL
+    assert r["vikings_guarantee"] + r["english_guarantee"] + r["p_both_eliminated"] == \
+        pytest.approx(1.0, abs=1e-12)
+
+
+def _table(opts):
+    spec = exact.spec_from_rules(exact._rules(opts))
+    return next(O._tables(spec))
+
+
+def test_retreat_check_finds_a_planted_gain():
+    """The check reads the right axes and signs: raise one entry by 0.01 and it reports it."""
+    val = _table(ARMY)
+    assert max(O.retreat_check(val, False).values()) <= O.GAIN_TOL
+    # Viking game, Vikings retreat a Norseman after their roll (side 1 = English next)
+    v = val.copy()
+    v[2, 1, 0, 2, 2, 0, 0, 0, 0, 1, exact._K_VIK] = v[3, 1, 0, 2, 2, 0, 0, 0, 0, 1,
+                                                       exact._K_VIK] + 0.01
+    assert O.retreat_check(v, False)["vikings_game"] >= 0.01 - 1e-12
+    # English game, English retreat a Thegn after their roll (side 0 = Vikings next)
+    v = val.copy()
+    v[2, 1, 0, 2, 0, 0, 0, 0, 0, 0, exact._K_ENG] = v[2, 1, 0, 2, 1, 0, 0, 0, 0, 0,
+                                                       exact._K_ENG] + 0.01
+    assert O.retreat_check(v, False)["english_game"] >= 0.01 - 1e-12
+    # English game, the Vikings (minimising) retreat a Berserker: English success drops
+    v = val.copy()
+    v[2, 0, 0, 2, 2, 0, 0, 0, 0, 1, exact._K_ENG] = v[2, 1, 0, 2, 2, 0, 0, 0, 0, 1,
+                                                       exact._K_ENG] - 0.01
+    assert O.retreat_check(v, False)["english_game"] >= 0.01 - 1e-12
+    # a Fyrd axis gain counts only when Commands may move Fyrd (878 §2.3 assumption)
+    val = _table({**ARMY, "fyrd": 2})
+    v = val.copy()
+    v[2, 1, 0, 3, 3, 0, 0, 0, 0, 0, exact._K_ENG] = v[2, 1, 0, 3, 3, 1, 0, 0, 0, 0,
+                                                       exact._K_ENG] + 0.01   # H, T at most
+    assert O.retreat_check(v, False)["english_game"] <= O.GAIN_TOL
+    assert O.retreat_check(v, True)["english_game"] >= 0.01 - 1e-12
+
+
+def test_a_paying_retreat_is_refused_not_reported(monkeypatch):
+    monkeypatch.setattr(O, "retreat_check", lambda val, cmf: {"vikings_game": 0.02,
+                                                              "english_game": 0.0})
+    with pytest.raises(InputError, match="retreat pays"):
+        exact.optimal(ARMY)
+
+
+# ------------------------------------------------------------- independent maximin oracle
+FACES = {"N": "HHHFCC", "B": "HHHHCC", "H": "HHHFCC", "T": "HHFFCC"}   # 878 §2.2
+MAXD = {"N": 3, "B": 2, "H": 2, "T": 3}
+
+
+def _dist(die: str, k: int) -> dict:
+    """{(hits, flees, commands): probability} of k dice of one type, every face enumerated."""
+    out: dict = {}
+    for faces in itertools.product(FACES[die], repeat=k):
+        key = (faces.count("H"), faces.count("F"), faces.count("C"))
+        out[key] = out.get(key, 0.0) + 6.0 ** -k
+    return out
+
+
+def _retreats(units: tuple, cmds: int):
+    """Every way to Command-move up to ``cmds`` of the two unit types (878 §2.3)."""
+    for r1 in range(min(cmds, units[0]) + 1):
+        for r2 in range(min(cmds - r1, units[1]) + 1):
+            yield units[0] - r1, units[1] - r2
+
+
+def _maximin(start: tuple, game: int, sweeps: int = 300) -> float:
+    """Value of the Viking game (0) or the English game (1) with every retreat allowed, by value
+    iteration. Base rules: defender (English) rolls first, the first Hit of the first English
+    roll kills a Berserker (878 §4.6), loss orders N, B / T, H; success = hold the shire."""
+    def success(n, b, h, t, retreated_side):
+        if n + b > 0 and h + t > 0:
+            return None
+        if n + b == 0 and h + t == 0:
+            return 0.0
+        vik = 1.0 if n + b > 0 else 0.0
+        return vik if game == 0 else 1.0 - vik
+
+    states = list(itertools.product(*(range(x + 1) for x in start), (0, 1), (0, 1)))
+    V = {s: 0.0 for s in states}
+
+    def value(n, b, h, t, pend, side):
+        end = success(n, b, h, t, None)
+        return end if end is not None else V[(n, b, h, t, pend, side)]
+
+    rolls = {}
+    for s in states:
+        n, b, h, t, pend, side = s
+        a, c = ((n, b), ("N", "B")) if side == 0 else ((h, t), ("H", "T"))
+        d1, d2 = _dist(c[0], min(a[0], MAXD[c[0]])), _dist(c[1], min(a[1], MAXD[c[1]]))
+        rolls[s] = [(p1 * p2, k1, k2) for k1, p1 in d1.items() for k2, p2 in d2.items()]
+    for _ in range(sweeps):
+        new = {}
+        for s in states:
+            n, b, h, t, pend, side = s
+            if success(n, b, h, t, None) is not None:
+                continue
+            tot = 0.0
+            for p, k1, k2 in rolls[s]:
+                hits, cmds = k1[0] + k2[0], k1[2] + k2[2]
+                if side == 0:
+                    n2, b2 = n - min(k1[1], n), b - min(k2[1], b)
+                    t2 = t - min(hits, t)
+                    h2 = h - min(hits - (t - t2), h)
+                    opts = [value(x, y, h2, t2, pend, 1) for x, y in _retreats((n2, b2), cmds)]
+                    maxim = game == 0
+                else:
+                    h2, t2 = h - min(k1[1], h), t - min(k2[1], t)
+                    take = 1 if pend and hits > 0 and b > 0 else 0
+                    n2 = n - min(hits - take, n)
+                    b2 = b - take - min(hits - take - (n - n2), b - take)
+                    opts = [value(n2, b2, x, y, 0, 0) for x, y in _retreats((h2, t2), cmds)]
+                    maxim = game == 1
+                tot += p * (max(opts) if maxim else min(opts))
+            new[s] = tot
+        V.update(new)
+    return V[(*start, 1, 1)]
+
+
+@pytest.mark.parametrize("army", [(1, 1, 1, 1), (2, 1, 1, 2), (2, 0, 2, 1), (1, 2, 2, 2)])
+def test_maximin_with_every_retreat_enumerated_equals_the_solver(army):
+    opts = dict(zip(("norsemen", "berserkers", "housecarls", "thegns"), army))
+    r = exact.optimal(opts)
+    assert _maximin(army, 0) == pytest.approx(r["vikings_guarantee"], abs=1e-9)
+    assert _maximin(army, 1) == pytest.approx(r["english_guarantee"], abs=1e-9)
+
+
+def test_game_spec_optimal_and_cli(tmp_path):
+    assert GAME.optimal(ARMY) == exact.optimal(ARMY)
+    cmd = [sys.executable, "-m", "vikingsim", "odds", "battle878", "--optimal", "--json",
+           "--set", "norsemen=2", "--set", "berserkers=1", "--set", "housecarls=1",
+           "--set", "thegns=2"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    got = json.loads(out)
+    want = exact.odds({"norsemen": 2, "berserkers": 1, "housecarls": 1, "thegns": 2})
+    assert got["vikings_guarantee"] == pytest.approx(want["p_vikings_win"], abs=1e-15)
+    bad = subprocess.run(cmd[:4] + ["ravenfeast", "--optimal"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "no optimal-play solver" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+# ------------------------------------------------------------- with Runes and Prayer (DP)
+from dataclasses import replace  # noqa: E402
+
+from vikingsim.core.runner import simulate  # noqa: E402
+from vikingsim.core.testing import plain_module  # noqa: E402
+from vikingsim.games.battle878 import _args, _outs, allocate, make_setup  # noqa: E402
+from vikingsim.games.battle878 import optimal_rp as RP  # noqa: E402
+from vikingsim.games.battle878.reference import Battle  # noqa: E402
+from vikingsim.games.battle878.rules import Outcome, rules_from_options  # noqa: E402
+
+RP_ARMY = {"norsemen": 3, "berserkers": 2, "housecarls": 2, "thegns": 2, "runes_prayer": True}
+N_MC = 200_000   # SE of a win rate near 0.7: 0.0010, so 4 SE = 0.4 pp
+
+
+def _solved(opts):
+    spec = RP.rp_spec(rules_from_options(opts))
+    V, D = RP.solve_rp(spec)
+    return spec, V, D
+
+
+def _p_success(summary, game):
+    s = summary
+    return s["p_vikings_win"] if game == 0 else s["p_english_win"] + s["p_gods_peace"]
+
+
+def _z(p_mc, p_exact, n):
+    return (p_mc - p_exact) / max((p_exact * (1 - p_exact) / n) ** 0.5, 1e-12)
+
+
+def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
+    """Policy evaluation: with k = all factions imposed on both sides, the DP's scripted
+    spending is exactly greedy's when Ragnarök and Defend the Faith cannot be afforded (2 dice
+    each) and the Reserve Pile is empty; its P(success) must match greedy v greedy MC
+    (n = 200,000: SE 0.1 pp, 4 SE tolerance)."""
+    opts = {**RP_ARMY, "runes_dice": 2, "prayer_dice": 2, "reserve_berserkers": 0}
+    spec, V, D = _solved(opts)
+    fixed = np.full((2,) + D.shape[1:-1], 2, np.int8)
+    Vf = RP.solve_rp(spec, fixed=fixed)[0]
+    s = simulate(GAME, N_MC, seed=21, options=opts, policies=["greedy", "greedy"],
+                 threads=2).summary
+    i = RP.start_index(spec)
+    for g in (0, 1):
+        assert abs(_z(_p_success(s, g), Vf[(g, *i)], N_MC)) < 4
+    assert V[(0, *i)] >= Vf[(0, *i)] - 1e-12      # the Vikings' best is at least greedy's
+
+
+def test_guarantees_are_maximin():
+    """Vikings' guarantee: no fixed Viking choice does better against the English best
+    response, and their own table does no worse against any fixed English choice; same for
+    the English. (Evaluations with one side fixed, the other optimised by the DP.)"""
+    spec, V, D = _solved(RP_ARMY)
+    i = RP.start_index(spec)
+    own = RP.decision_table(D)
+    shape = (2,) + D.shape[1:-1]
+    for g in (0, 1):
+        for k in (0, 1, 2):
+            fixed = np.full(shape, -1, np.int8)
+            fixed[g] = k                               # side g plays k always
+            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] <= V[(g, *i)] + 1e-12
+            fixed = np.full(shape, k, np.int8)
+            fixed[g] = own[g]                          # side g plays its table
+            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] >= V[(g, *i)] - 1e-12
+    # rolling Runes/Prayer is a real decision here: "never" and "always" both do worse
+    for k in (0, 2):
+        fixed = np.full(shape, -1, np.int8)
+        fixed[0] = k
+        assert RP.solve_rp(spec, fixed=fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
+
+
+@pytest.mark.parametrize("game", [0, 1])
+def test_optimal_policy_simulated_matches_the_guarantee(game):
+    """Both seats play game ``game``'s saddle strategies (policy optimal, game=...): the
+    simulated P(success) is that game's value within 4 SE (n = 200,000, SE <= 0.11 pp)."""
+    r = exact.optimal(RP_ARMY)
+    name = ("vikings", "english")[game]
+    pols = ["optimal", f"optimal(game={name})"] if game == 0 else \
+        [f"optimal(game={name})", "optimal"]
+    s = simulate(GAME, N_MC, seed=22 + game, options=RP_ARMY, policies=pols,
+                 threads=2).summary
+    want = r[f"{name}_guarantee"]
+    assert abs(_z(_p_success(s, game), want, N_MC)) < 4
+    assert s["mean_runes_rolled"] > 0 and s["mean_prayer_rolled"] > 0
+
+
+@pytest.mark.parametrize("opts", [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
+                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3}])
+def test_optimal_kernel_matches_reference_bit_for_bit(opts):
+    a = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1)
+    b = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1,
+                 reference=True)
+    for key in a.summary:
+        if key not in ("elapsed_s", "games_per_s", "compile_s"):
+            assert str(a.summary[key]) == str(b.summary[key]), key
+
+
+class _Script:
+    def __init__(self, values):
+        self.values = list(values)
+
+    def random(self):
+        if not self.values:
+            raise AssertionError("script exhausted")
+        return self.values.pop(0)
+
+
+def _d(*faces):
+    return [(v - 0.5) / 6.0 for v in faces]
+
+
+KP = plain_module("vikingsim.games.battle878.kernel")
+
+
+def _forced(engine, table_entries, dice):
+    """1 Norseman v 1 Thegn with Runes and Prayer, policy optimal on both seats, its table
+    replaced by zeros except ``table_entries`` (index -> k): the table is what is read."""
+    opts = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1, "runes_prayer": True}
+    setup = make_setup(opts, ["optimal", "optimal"])
+    table = np.zeros_like(setup.table)
+    for idx, k in table_entries.items():
+        table[idx] = k
+    setup = replace(setup, table=table)
+    if engine == "reference":
+        b = Battle(setup.rules, setup.policies, _Script(dice), _Script([]), table=table)
+        return b.run(), b.effects["convert"], b.effects["runes_rolled"]
+    out = allocate(setup, 1)
+    KP._play_block(*_args(setup), 0, 1, _Script(dice), _Script([]), _outs(out))
+    eff = {n: int(out["effects"][0, j]) for j, n in enumerate(KP.EFFECT_NAMES)}
+    return Outcome(int(out["outcome"][0])), eff["convert"], eff["runes_rolled"]
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_table_decides_who_rolls(engine):
+    """SEED §4.1, §4.4. The English (defenders) roll first: Thegn die 5 (Command), and the
+    table says 1 Prayer die at the start state: 2 (Conversion). Then the Vikings: Norsemen die
+    5 (Command); with the table at 1 for (1 N, 0 B, 0 H, 1 T, English Conversion 1) a Runes
+    die: 5 (Conversion), so 2 Conversions and the English Convert the last Norseman: English
+    win after 2 rolls. With the Viking entry at 0 no Runes die is rolled; the English next
+    roll their Thegn die 1 (Hit) and win by the Hit, no Convert."""
+    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1)      # seat 1, n b h t, r rc fa pc, pend 1
+    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)      # seat 0, ..., English Conversion 1, pend 0
+    assert _forced(engine, {eng: 1, vik: 1}, _d(5, 2, 5, 5)) == (Outcome.ENGLISH_WIN, 1, 1)
+    assert _forced(engine, {eng: 1}, _d(5, 2, 5, 1)) == (Outcome.ENGLISH_WIN, 0, 0)
+
+
+def test_rp_size_and_rule_limits_are_one_line_errors():
+    with pytest.raises(InputError, match="too large"):
+        exact.optimal({**RP_ARMY, "norsemen": 40, "thegns": 40})
+    with pytest.raises(InputError, match="cannot handle fort"):
+        exact.optimal({**RP_ARMY, "fort": 1})
+    cmd = [sys.executable, "-m", "vikingsim", "odds", "battle878", "--optimal", "--set",
+           "runes_prayer=true", "--set", "norsemen=40", "--set", "thegns=40"]
+    bad = subprocess.run(cmd, capture_output=True, text=True)
+    assert bad.returncode == 2 and "too large" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -1,0 +1,516 @@
+"""Exact best play with Runes and Prayer (SEED §4; issue 21 §3): a numba DP for small battles.
+
+**Decisions optimised** (878 §5.2): at every roll, how many of the rolling side's factions roll
+a Runes (Vikings) or Prayer (English) die, ``k`` = 0 .. factions present, decided before the
+roll as the rules have it (SEED §4.1: the dice are rolled with the battle dice). The first ``k``
+factions present (Norsemen, Berserkers / Housecarls, Thegns) each take a die from the pool, or,
+with the pool empty, re-roll a placed Viking Conversion (Vikings) or Faith die (English).
+
+**Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
+Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
+non-Hit dice (Norsemen on a tie: the ``greedy`` target); God's Peace as soon as affordable
+(dominant: it ends the battle as an English success, the best outcome of the English game and
+the worst of the Viking game); Convert whenever affordable (as ``greedy``); never Battle Rage,
+Ragnarök, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat.
+
+Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
+state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, side)``: units, the cards
+(Runes on the Viking card, Viking Conversions, Faith and English Conversions on the Prayer
+card; pools are what is left), the Berserker first-hit rule pending (878 §4.6) and whose roll
+it is. Units only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n``
+the outermost index every roll that changes a unit leads to a block solved before; inside a
+block of equal units (card changes only) the game is solved by value iteration to 1e-15.
+
+Supported rules: armies (no Fyrd), ``attacker``, ``first_roller``, faces/max dice,
+``berserker_first_hit`` (first-English-roll scope) and ``seidr``, the Runes and Prayer dice,
+faces and costs, ``gods_peace_exit``; inert here (never used by the scripted rules):
+``reserve_berserkers``, ``martyrdom_blocks_bank``, ``linen_clothes``, ``command_moves_fyrd``.
+Anything else raises ``InputError`` naming it; so does a state table above ``MAX_STATES``.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import fields
+from typing import NamedTuple
+
+import numpy as np
+
+from vikingsim.core.errors import InputError
+from vikingsim.core.jit import jit
+from vikingsim.games.battle878.rules import DIE_LETTERS, Face, Rules
+
+#: largest state table per game (entries) the DP allocates (float64: ~40 MB per game)
+MAX_STATES = 5_000_000
+#: value iteration inside a block stops when no value moves more than this
+VI_TOL = 1e-15
+VI_MAX_SWEEPS = 100_000
+_MAXS = 256                   # most in-block successors of one (state, k)
+
+_OK = {"norsemen", "berserkers", "housecarls", "thegns", "attacker", "first_roller", "faces",
+       "max_dice", "berserker_first_hit", "seidr", "runes_prayer", "runes_dice", "prayer_dice",
+       "runes_faces", "prayer_faces", "omens_cost", "convert_cost", "gods_peace_cost",
+       "battle_rage_cost", "ragnarok_cost", "defend_faith_cost", "gods_peace_exit",
+       "reserve_berserkers", "martyrdom_blocks_bank", "linen_clothes", "command_moves_fyrd",
+       "max_rolls", "valhalla_deaths"}
+
+
+class RPSpec(NamedTuple):
+    """A battle the DP can solve (from ``rp_spec``)."""
+    units: tuple          # (N0, B0, H0, T0)
+    dice: tuple           # (runes dice, prayer dice)
+    p_rune: float         # P(Rune face) of a Runes die (else Conversion)
+    p_prayer: tuple       # (P(Martyrdom), P(Conversion), P(Faith)) of a Prayer die
+    costs: tuple          # (Omens, Convert, God's Peace); God's Peace 0 = cannot be bought
+    pend: int             # Berserker first-hit rule on at the start (878 §4.6)
+    side: int             # side of the first roll (878 §4.2)
+    faces: np.ndarray     # float64 (4, 2): P(Hit), P(Flee) of the N, B, H, T dice
+    max_dice: tuple       # (N, B, H, T)
+    max_rolls: int
+
+
+def rp_spec(r: Rules) -> RPSpec:
+    """Check that ``r`` is within the DP's reach; InputError naming what is not."""
+    base = Rules()
+    bad = [f.name for f in fields(Rules)
+           if f.name not in _OK and getattr(r, f.name) != getattr(base, f.name)]
+    if r.berserker_first_hit_scope != "first_english_roll":
+        bad.append("berserker_first_hit_scope")
+    if bad:
+        raise InputError("optimal play with Runes and Prayer cannot handle " + ", ".join(bad))
+    units = (r.norsemen, r.berserkers, r.housecarls, r.thegns)
+    if units[0] + units[1] == 0 or units[2] + units[3] == 0:
+        raise InputError("optimal play with Runes and Prayer needs units on both sides")
+    faces = np.zeros((4, 2))
+    for i, d in enumerate(DIE_LETTERS[:4]):
+        c = r.face_counts(d)
+        faces[i] = [c[Face.HIT] / 6.0, c[Face.FLEE] / 6.0]
+    tm = units[3] + units[0]
+    size = ((units[0] + 1) * (units[1] + 1) * (units[2] + 1) * (tm + 1)
+            * (r.runes_dice + 1) ** 2 * (r.prayer_dice + 1) ** 2 * 4)
+    if size > MAX_STATES:
+        raise InputError(f"battle too large for optimal play with Runes and Prayer ({size:,} "
+                         f"states > {MAX_STATES:,}); use smaller armies")
+    vik_first = (r.attacker == "vikings") == (r.first_roller == "attacker")
+    pf = r.prayer_faces
+    return RPSpec(units=units, dice=(r.runes_dice, r.prayer_dice),
+                  p_rune=r.runes_faces.count("R") / 6.0,
+                  p_prayer=(pf.count("M") / 6.0, pf.count("C") / 6.0, pf.count("F") / 6.0),
+                  costs=(r.omens_cost, r.convert_cost,
+                         r.gods_peace_cost if r.gods_peace_exit else 0),
+                  pend=int(r.berserker_rule_on), side=0 if vik_first else 1, faces=faces,
+                  max_dice=tuple(int(x) for x in r.max_dice[:4]), max_rolls=int(r.max_rolls))
+
+
+# ----------------------------------------------------------------------------- roll tables
+def _hit_flee(n: int, ph: float, pf: float) -> dict:
+    """{(hits, flees): P} of n dice (trinomial: Hit, Flee, other)."""
+    out = {}
+    po = max(0.0, 1.0 - ph - pf)
+    for i in range(n + 1):
+        for j in range(n + 1 - i):
+            c = math.factorial(n) // (math.factorial(i) * math.factorial(j)
+                                      * math.factorial(n - i - j))
+            out[(i, j)] = c * ph ** i * pf ** j * po ** (n - i - j)
+    return out
+
+
+def viking_table(spec: RPSpec) -> np.ndarray:
+    """P(total Hits, Norsemen Flees, Berserker Flees, Runes left | dn, db dice, r Runes) after
+    the scripted Omens of Victory (SEED §4.3): float64 (dn, db, r, hits, fN, fB, r_left)."""
+    mn, mb = spec.max_dice[0], spec.max_dice[1]
+    R, co = spec.dice[0], spec.costs[0]
+    (hn_, fn_), (hb_, fb_) = spec.faces[0], spec.faces[1]
+    out = np.zeros((mn + 1, mb + 1, R + 1, mn + mb + 1, mn + 1, mb + 1, R + 1))
+    for dn in range(mn + 1):
+        for db in range(mb + 1):
+            for r0 in range(R + 1):
+                cur = {}
+                for (a, b), p in _hit_flee(dn, hn_, fn_).items():
+                    for (c, d), q in _hit_flee(db, hb_, fb_).items():
+                        cur[(a, b, c, d, r0)] = cur.get((a, b, c, d, r0), 0.0) + p * q
+                done = {}
+                while cur:
+                    nxt = {}
+                    for (a, b, c, d, r), p in cur.items():
+                        mN, mB = dn - a, db - c      # non-Hit dice per type
+                        if r < co or (mN <= 0 and mB <= 0):
+                            done[(a, b, c, d, r)] = done.get((a, b, c, d, r), 0.0) + p
+                            continue
+                        if mN >= mB:                 # most non-Hits, Norsemen on a tie
+                            for (x, y), q in _hit_flee(mN, hn_, fn_).items():
+                                k = (a + x, y, c, d, r - co)
+                                nxt[k] = nxt.get(k, 0.0) + p * q
+                        else:
+                            for (x, y), q in _hit_flee(mB, hb_, fb_).items():
+                                k = (a, b, c + x, y, r - co)
+                                nxt[k] = nxt.get(k, 0.0) + p * q
+                    cur = nxt
+                for (a, b, c, d, r), p in done.items():
+                    out[dn, db, r0, a + c, b, d, r] += p
+    return out
+
+
+def english_table(spec: RPSpec) -> np.ndarray:
+    """P(total Hits, Housecarl Flees, Thegn Flees | dh, dt dice): float64 (dh, dt, hits, fh,
+    ft)."""
+    mh, mt = spec.max_dice[2], spec.max_dice[3]
+    out = np.zeros((mh + 1, mt + 1, mh + mt + 1, mh + 1, mt + 1))
+    for dh in range(mh + 1):
+        for dt in range(mt + 1):
+            for (a, b), p in _hit_flee(dh, *spec.faces[2]).items():
+                for (c, d), q in _hit_flee(dt, *spec.faces[3]).items():
+                    out[dh, dt, a + c, b, d] += p * q
+    return out
+
+
+# ----------------------------------------------------------------------------- kernels
+@jit
+def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out):
+    """Outcomes of ``k`` Runes/Prayer dice rolled one after the other (SEED §4.1): each from
+    the pool, else by re-rolling a placed die of the kind ``placed`` counts (Viking Conversion
+    / Faith), else none. Faces: ``p_keep`` lands on ``placed``'s kind, ``p_go`` on the other
+    counted kind, ``p_back`` back to the pool (Martyrdom). ``out[i] = (P, d_placed, d_other)``
+    changes of the two counts; returns the number of rows (at most 9)."""
+    m = 1
+    out[0, 0], out[0, 1], out[0, 2] = 1.0, 0.0, 0.0
+    for _ in range(k):
+        m2 = 0
+        tmp = np.zeros((9, 3))
+        for i in range(m):
+            p, dk, dg = out[i, 0], out[i, 1], out[i, 2]
+            pl = pool - (dk + dg)          # dice out of the pool so far (Martyrdom: back)
+            if pl > 0:
+                src = 0.0
+            elif placed + dk > 0:
+                src = -1.0                 # re-roll a placed die of the kept kind
+            else:
+                tmp[m2, 0], tmp[m2, 1], tmp[m2, 2] = p, dk, dg
+                m2 += 1
+                continue
+            for face in range(3):
+                q = (p_keep, p_go, p_back)[face]
+                if q == 0.0:
+                    continue
+                tmp[m2, 0] = p * q
+                tmp[m2, 1] = dk + src + (1.0 if face == 0 else 0.0)
+                tmp[m2, 2] = dg + (1.0 if face == 1 else 0.0)
+                m2 += 1
+        m = m2
+        for i in range(m):
+            out[i, 0], out[i, 1], out[i, 2] = tmp[i, 0], tmp[i, 1], tmp[i, 2]
+    return m
+
+
+@jit
+def _convert(n, t, rc, pc, cc):
+    """SEED §4.4 Convert while affordable (878 §6.7: a Norseman out, a Thegn in), English
+    Conversion dice first. Returns (n, t, rc, pc)."""
+    while rc + pc >= cc and n > 0:
+        use = min(pc, cc)
+        pc -= use
+        rc -= cc - use
+        n -= 1
+        t += 1
+    return n, t, rc, pc
+
+
+@jit
+def _terminal(n, b, h, t, g):
+    """Success of game ``g`` at an ended battle (878 §4.10)."""
+    if g == 0:
+        return 1.0 if (n + b > 0 and h + t == 0) else 0.0
+    return 1.0 if (h + t > 0 and n + b == 0) else 0.0
+
+
+@jit
+def _moves(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, k, ex, sidx,
+           sp, scratch, touched):
+    """One roll of ``side`` from the given state with ``k`` factions rolling: ``ex[g]`` gets
+    P x value for outcomes leaving the block (solved) or ending the battle; in-block outcomes
+    (no unit changed) go to ``sidx``/``sp``. Returns the number of in-block successors."""
+    R, PD, co, cc, gp = spec_i[0], spec_i[1], spec_i[2], spec_i[3], spec_i[4]
+    mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
+    p_rune, pm, pcv, pfa = spec_f[0], spec_f[1], spec_f[2], spec_f[3]
+    ex[0] = 0.0
+    ex[1] = 0.0
+    nt = 0
+    dice = np.zeros((9, 3))
+    if side == 0:
+        m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice)   # keep = Conversion
+        dn, db = min(n, mn), min(b, mb)
+        for i in range(m):
+            p1 = dice[i, 0]
+            rc1 = rc + int(dice[i, 1])
+            r1 = r + int(dice[i, 2])
+            for hits in range(mn + mb + 1):
+                for fN in range(mn + 1):
+                    for fB in range(mb + 1):
+                        for rl in range(R + 1):
+                            p = p1 * vtab[dn, db, r1, hits, fN, fB, rl]
+                            if p == 0.0:
+                                continue
+                            if gp > 0 and rc1 + pc >= gp:      # God's Peace: English success
+                                ex[1] += p
+                                continue
+                            n1, t1, rc2, pc2 = _convert(n, t, rc1, pc, cc)
+                            n2 = n1 - min(fN, n1)
+                            b2 = b - min(fB, b)
+                            xt = min(hits, t1)
+                            t2 = t1 - xt
+                            h2 = h - min(hits - xt, h)
+                            nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                                          1, p, ex, sidx, sp, nt, scratch, touched)
+    else:
+        m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice)              # keep = Faith
+        dh, dt = min(h, mh), min(t, mt)
+        for i in range(m):
+            p1 = dice[i, 0]
+            fa1 = fa + int(dice[i, 1])
+            pc1 = pc + int(dice[i, 2])
+            if gp > 0 and rc + pc1 >= gp:
+                ex[1] += p1
+                continue
+            n1, t1, rc2, pc2 = _convert(n, t, rc, pc1, cc)
+            for hits in range(mh + mt + 1):
+                for fh in range(mh + 1):
+                    for ft in range(mt + 1):
+                        p = p1 * etab[dh, dt, hits, fh, ft]
+                        if p == 0.0:
+                            continue
+                        h2 = h - min(fh, h)
+                        t2 = t1 - min(ft, t1)
+                        take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
+                        rem = hits - take
+                        xn = min(rem, n1)
+                        n2 = n1 - xn
+                        b2 = b - take - min(rem - xn, b - take)
+                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa1, pc2, 0, 0, p,
+                                      ex, sidx, sp, nt, scratch, touched)
+    for j in range(nt):                  # compress: scratch holds in-block probabilities
+        sp[j] = scratch[sidx[j]]
+        scratch[sidx[j]] = 0.0
+    return nt
+
+
+@jit
+def _block_index(r, rc, fa, pc, pend, side, R, PD):
+    return ((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2 + side
+
+
+@jit
+def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, side, p, ex, sidx, sp, nt,
+             scratch, touched):
+    """Book one outcome of a roll (``_moves``)."""
+    R, PD = V.shape[5] - 1, V.shape[7] - 1
+    if n2 + b2 == 0 or h2 + t2 == 0:
+        ex[0] += p * _terminal(n2, b2, h2, t2, 0)
+        ex[1] += p * _terminal(n2, b2, h2, t2, 1)
+    elif n2 == n and b2 == b and h2 == h and t2 == t:
+        j = _block_index(r, rc, fa, pc, pend, side, R, PD)
+        if scratch[j] == 0.0:
+            sidx[nt] = j
+            nt += 1
+        scratch[j] += p
+    else:
+        ex[0] += p * V[0, n2, b2, h2, t2, r, rc, fa, pc, pend, side]
+        ex[1] += p * V[1, n2, b2, h2, t2, r, rc, fa, pc, pend, side]
+    return nt
+
+
+@jit
+def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed):
+    """Values of both games and each game's decisions on every state; no checks.
+
+    ``V[g, n, b, h, t, r, rc, fa, pc, pend, side]``; ``D[g, ...]`` the k the roller picks in
+    game g (maximising its own game's success, minimising the other's). ``fixed[side, ...]``
+    >= 0 imposes a k (policy evaluation), -1 lets the DP choose. Returns (V, D, sweeps max);
+    sweeps max < 0 when a block did not converge."""
+    R, PD = spec_i[0], spec_i[1]
+    TM = T0 + N0
+    V = np.zeros((2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2))
+    D = np.zeros((2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2),
+                 np.int8)
+    S = (R + 1) * (R + 1) * (PD + 1) * (PD + 1) * 4
+    K = 3
+    ex = np.zeros((S, K, 2))
+    nsucc = np.zeros((S, K), np.int64)
+    sidx = np.zeros((S, K, _MAXS), np.int64)
+    sp = np.zeros((S, K, _MAXS))
+    scratch = np.zeros(S)
+    touched = np.zeros(S, np.int64)
+    kmaxs = np.zeros(S, np.int64)
+    valid = np.zeros(S, np.bool_)
+    worst = 0
+    for n in range(N0 + 1):
+        for b in range(B0 + 1):
+            for h in range(H0 + 1):
+                for t in range(T0 + N0 - n + 1):
+                    if n + b == 0 or h + t == 0:
+                        for g in range(2):
+                            V[g, n, b, h, t] = _terminal(n, b, h, t, g)
+                        continue
+                    # build the block's moves
+                    for r in range(R + 1):
+                        for rc in range(R + 1 - r):
+                            for fa in range(PD + 1):
+                                for pc in range(PD + 1 - fa):
+                                    for pend in range(2):
+                                        for side in range(2):
+                                            j = _block_index(r, rc, fa, pc, pend, side, R, PD)
+                                            valid[j] = True
+                                            km = ((1 if n > 0 else 0) + (1 if b > 0 else 0)
+                                                  if side == 0 else
+                                                  (1 if h > 0 else 0) + (1 if t > 0 else 0))
+                                            kmaxs[j] = km
+                                            for k in range(km + 1):
+                                                nsucc[j, k] = _moves(
+                                                    spec_i, spec_f, vtab, etab, V, n, b, h, t,
+                                                    r, rc, fa, pc, pend, side, k, ex[j, k],
+                                                    sidx[j, k], sp[j, k], scratch, touched)
+                    sweeps = _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc,
+                                       sidx, sp)
+                    if sweeps < 0:
+                        return V, D, -1
+                    worst = max(worst, sweeps)
+    return V, D, worst
+
+
+@jit
+def _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc, sidx, sp):
+    """Value iteration (Gauss-Seidel) of both games over one block; ties go to the smaller k
+    (fewer dice rolled). Returns the sweeps used, -1 without convergence."""
+    S = valid.shape[0]
+    vals = np.zeros((2, S))
+    for sweep in range(VI_MAX_SWEEPS):
+        delta = 0.0
+        for j in range(S):
+            if not valid[j]:
+                continue
+            side = j % 2
+            for g in range(2):
+                maxim = side == g
+                best = -1.0
+                bk = 0
+                for k in range(kmaxs[j] + 1):
+                    q = ex[j, k, g]
+                    for s in range(nsucc[j, k]):
+                        q += sp[j, k, s] * vals[g, sidx[j, k, s]]
+                    if best < 0.0 or (maxim and q > best + 1e-13) or \
+                            (not maxim and q < best - 1e-13):
+                        best = q
+                        bk = k
+                fk = _fixed_k(fixed, n, b, h, t, j, R, PD)
+                if fk >= 0:
+                    bk = min(fk, kmaxs[j])
+                    best = ex[j, bk, g]
+                    for s in range(nsucc[j, bk]):
+                        best += sp[j, bk, s] * vals[g, sidx[j, bk, s]]
+                delta = max(delta, abs(best - vals[g, j]))
+                vals[g, j] = best
+                _store(V, D, g, n, b, h, t, j, R, PD, best, bk)
+        if delta <= VI_TOL:
+            return sweep + 1
+    return -1
+
+
+@jit
+def _unindex(j, R, PD):
+    side = j % 2
+    j //= 2
+    pend = j % 2
+    j //= 2
+    pc = j % (PD + 1)
+    j //= PD + 1
+    fa = j % (PD + 1)
+    j //= PD + 1
+    rc = j % (R + 1)
+    r = j // (R + 1)
+    return r, rc, fa, pc, pend, side
+
+
+@jit
+def _fixed_k(fixed, n, b, h, t, j, R, PD):
+    if fixed.shape[1] == 1 and fixed.shape[0] == 1:
+        return -1
+    r, rc, fa, pc, pend, side = _unindex(j, R, PD)
+    return fixed[side, n, b, h, t, r, rc, fa, pc, pend]
+
+
+@jit
+def _store(V, D, g, n, b, h, t, j, R, PD, val, k):
+    r, rc, fa, pc, pend, side = _unindex(j, R, PD)
+    V[g, n, b, h, t, r, rc, fa, pc, pend, side] = val
+    D[g, n, b, h, t, r, rc, fa, pc, pend, side] = k
+
+
+# ----------------------------------------------------------------------------- entry points
+def _arrays(spec: RPSpec):
+    spec_i = np.array([spec.dice[0], spec.dice[1], spec.costs[0], spec.costs[1], spec.costs[2],
+                       *spec.max_dice], np.int64)
+    spec_f = np.array([spec.p_rune, *spec.p_prayer])
+    return spec_i, spec_f
+
+
+def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None):
+    """(V, D) of ``_solve_rp`` for ``spec``; ``fixed`` (int8, shape of ``table_shape`` with a
+    leading side axis) imposes decisions. InputError if value iteration does not converge or
+    the roll cap could truncate battles."""
+    from vikingsim.games.battle878.exact import TRUNCATION_TOL, _binom_cdf_below
+
+    N0, B0, H0, T0 = spec.units
+    # 878 §4.10 guard: every roll removes a unit, converts one (potential 2n + b + h + t drops
+    # by at least 1) or ends the battle with probability >= the smallest Hit chance of a die
+    q = 1.0 - min(spec.faces[i, 0] for i in range(4) if spec.units[i] > 0)
+    U = 2 * N0 + B0 + H0 + T0
+    bound = _binom_cdf_below(U, spec.max_rolls, 1.0 - q)
+    if bound > TRUNCATION_TOL:
+        raise InputError(f"max_rolls={spec.max_rolls} may truncate battles (P up to "
+                         f"{bound:.2g}); optimal play assumes no cap")
+    spec_i, spec_f = _arrays(spec)
+    if fixed is None:
+        fixed = np.full((1, 1, 1, 1, 1, 1, 1, 1, 1, 1), -1, np.int8)
+    V, D, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
+                             english_table(spec), fixed)
+    if sweeps < 0:
+        raise InputError("optimal play with Runes and Prayer: a block did not converge "
+                         "(a face table with no Hits?)")
+    return V, D
+
+
+@functools.lru_cache(maxsize=8)
+def decisions(rules: Rules) -> np.ndarray:
+    """Both games' decision tables ``D`` for ``rules`` (cached: a study or a notebook builds
+    many setups of one battle). Read-only."""
+    D = solve_rp(rp_spec(rules))[1]
+    D.flags.writeable = False
+    return D
+
+
+def start_index(spec: RPSpec) -> tuple:
+    N0, B0, H0, T0 = spec.units
+    return (N0, B0, H0, T0, 0, 0, 0, 0, spec.pend, spec.side)
+
+
+def decision_table(D: np.ndarray, games=(0, 1)) -> np.ndarray:
+    """The ``optimal`` policy's table, int8 (2 seats, n, b, h, t, r, rc, fa, pc, pend): seat s
+    plays its decisions of game ``games[s]`` (its own game by default) at its own rolls."""
+    return np.stack([D[games[s], ..., s] for s in (0, 1)]).astype(np.int8)
+
+
+def optimal_rp(rules: Rules) -> dict:
+    """Value of each game from the start (module docstring)."""
+    spec = rp_spec(rules)
+    V, D = solve_rp(spec)
+    i = start_index(spec)
+    own = decision_table(D)
+    fixed_v = solve_rp(spec, fixed=own)[0]      # both sides play their own game's table
+    return {
+        "vikings_guarantee": float(V[(0, *i)]),
+        "english_guarantee": float(V[(1, *i)]),
+        "p_vikings_success_both_optimal": float(fixed_v[(0, *i)]),
+        "p_english_success_both_optimal": float(fixed_v[(1, *i)]),
+        "optimised": "how many factions roll a Runes / Prayer die at each roll (SEED §4.1); "
+                     "scripted: Omens on the type with most non-Hits, God's Peace and Convert "
+                     "when affordable, no Battle Rage, Ragnarok, Defend the Faith or retreat",
+    }
