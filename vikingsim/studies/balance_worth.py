@@ -103,18 +103,26 @@ def _one(name, valid: tuple, flag: str) -> str:
     return e
 
 
-def gap_summary(data, wt: WorthTarget) -> dict:
+def paired_differences(data, elements) -> dict:
+    """{element: per-game D_g} of a restricted-play study (``importance._paired``)."""
+    from vikingsim.studies import importance
+
+    m = data.manifest
+    base, cells = importance.cell_map(m)
+    return importance._paired(data, base, cells, list(elements), m["cells"][base]["players"])
+
+
+def gap_summary(data, wt: WorthTarget, diffs: dict | None = None) -> dict:
     """A setting's summary from its restricted-play study ``data``: the worth gap with its
-    paired t interval, the element's and the reference's worths (fractions)."""
+    paired t interval, the element's and the reference's worths (fractions). ``diffs``:
+    :func:`paired_differences` of ``wt.elements`` already read (several targets, one study)."""
     import numpy as np
     from statsmodels.stats.weightstats import DescrStatsW
 
     from vikingsim.studies import importance
 
-    m = data.manifest
-    base, cells = importance.cell_map(m)
-    players = m["cells"][base]["players"]
-    diffs = importance._paired(data, base, cells, list(wt.elements), players)
+    if diffs is None:
+        diffs = paired_differences(data, wt.elements)
     others = wt.others
     if wt.reference == "median":
         order = sorted(others, key=lambda e: (diffs[e].mean(), e))
