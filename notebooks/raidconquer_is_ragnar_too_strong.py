@@ -34,6 +34,8 @@
 # 4. **Which rule reading**: what do the six readings issue 18 changed do to the game?
 #    (section 5: each earlier reading put back on its own)
 # 5. **How long** is a game? (section 6)
+# 6. **Which cards** are over- and under-costed, what would their costs be, and how much of
+#    that rests on the invented values? (sections 7-9: restricted play, issue 20 §5)
 #
 # **What every answer rests on.** The compiled engine `raidconquer` (`docs/rules/raidconquer.md`)
 # with its DEFAULT readings, which since issue 18 follow the rulebook's words:
@@ -443,6 +445,275 @@ ax.axvspan(9.5, 15.5, color="gold", alpha=0.2, label="10-15 rounds (§1.2)")
 ax.set_xlabel("rounds")
 ax.set_ylabel("share of games")
 ax.legend(fontsize=8);
+
+# %% [markdown]
+# ## 7. Which cards are over- and under-costed? (restricted play, issue 20 §5)
+#
+# Restricted play (`vikingsim importance`, `docs/importance.md`): for each of the buyable
+# cards (the designs a seat may buy, §7.4, §12.4) and each seat, the seat's `hints` policy is
+# forbidden to buy that card while the other seats play on unchanged, on the same games
+# (common seeds). A card's **worth** is the win rate a seat gives up when denied it, averaged
+# over the four turn positions, with a paired t interval. The cards are then compared with the
+# **median card**: a card worth more than the median card by more than one point is
+# *under-costed* (it gives more than its price buys elsewhere), one worth less by more than one
+# point *over-costed*; the gap and its interval are paired over the same games
+# (`vikingsim.studies.balance_worth.gap_summary`, the objective of `vikingsim balance --target
+# worth`). Characters are not rotated here (`character_offset` 0: seat 0 plays Ragnar); the
+# worth averages over the seats. **Worth per Silver** divides the worth by the card's cost. The
+# precision (the widest interval's half-width) is printed under the table.
+
+# %%
+import tempfile
+import tomllib
+from pathlib import Path
+
+from vikingsim.games.raidconquer.catalog import BUNDLED
+from vikingsim.games.raidconquer.policies import card_id
+from vikingsim.studies import importance
+from vikingsim.studies.balance_worth import WorthTarget, gap_summary, paired_differences
+from vikingsim.studies.run import run_study
+
+N_IMP = 400 if SMALL else 4_000             # section 7: games per restricted-play cell
+N_FIT = 300 if SMALL else 2_000             # section 8: games per cell per cost
+N_PERT = 200 if SMALL else 1_000            # section 9: games per cell per perturbed catalog
+WITHIN = 0.01                               # one point of win rate: "over/under-costed"
+IMP_DIR = Path(tempfile.mkdtemp(prefix="rc-importance-"))
+CARDS = {c["name"]: c for c in tomllib.loads(BUNDLED.read_text())["card"]}
+CARD_OF = {card_id(name): name for name in CARDS}
+
+
+def restricted(n, seed=SEED, catalog=None, elements=None, folder="base"):
+    """The restricted-play study of ``elements`` (default: every buyable card), 4 players, n
+    games per cell, on the bundled catalog or ``catalog`` (a TOML path)."""
+    opts = {} if catalog is None else {"catalog": str(catalog)}
+    study = importance.build_study("raidconquer", games=n, seed=seed, players=4, options=opts,
+                                   elements=elements, name=f"rc-{folder}",
+                                   path=IMP_DIR / f"{folder}.toml")
+    return run_study(study, IMP_DIR / folder, workers=None).open()
+
+
+def worth_frame(data):
+    """The ranked worths (points) with each card's paired gap to the median card."""
+    t = importance.worth_table(data)
+    els = tuple(t["element"])
+    diffs = paired_differences(data, els)
+    rows = []
+    for e in els:
+        g = gap_summary(data, WorthTarget(e, "median", els, 0.0, WITHIN, "worth"), diffs)
+        rows.append({"element": e, "gap": 100 * g["worth_gap"],
+                     "gap_lo": 100 * g["worth_gap_ci"][0], "gap_hi": 100 * g["worth_gap_ci"][1],
+                     "median_card": "+".join(g["reference_elements"])})
+    out = t.merge(pd.DataFrame(rows), on="element").set_index("element")
+    for c in ("worth", "lo", "hi"):
+        out[c] = 100 * out[c]
+    out["card"] = [CARD_OF[e] for e in out.index]
+    out["cost"] = [CARDS[CARD_OF[e]]["cost"] for e in out.index]
+    out["invented"] = [CARDS[CARD_OF[e]].get("assumption") is True for e in out.index]
+    out["worth_per_silver"] = out.worth / out.cost
+    out["verdict"] = np.where(out.gap_lo > 100 * WITHIN, "under-costed",
+                              np.where(out.gap_hi < -100 * WITHIN, "over-costed",
+                                       np.where((out.gap > 100 * WITHIN)
+                                                | (out.gap < -100 * WITHIN), "leaning", "")))
+    return out
+
+
+t_imp = time.perf_counter()
+base_study = restricted(N_IMP)
+worths = worth_frame(base_study)
+half = ((worths.hi - worths.lo) / 2).max()
+display(worths[["card", "cost", "invented", "worth", "lo", "hi", "worth_per_silver", "gap",
+                "gap_lo", "gap_hi", "verdict"]].round(2))
+print(f"{len(worths)} buyable cards, {N_IMP:,} games per cell, "
+      f"{len(base_study.manifest['cells'])} cells ({len(base_study.manifest['cells']) * N_IMP:,} "
+      f"games) in {time.perf_counter() - t_imp:.0f} s; widest 95% interval ±{half:.2f} points; "
+      f"median card(s): {worths.median_card.iloc[0]}")
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 5.5), sharey=True)
+y = np.arange(len(worths))[::-1]
+colour = worths.verdict.map({"under-costed": "tab:red", "over-costed": "tab:blue"}).fillna(
+    "tab:gray")
+axes[0].barh(y, worths.worth, color=colour, xerr=[worths.worth - worths.lo,
+                                                  worths.hi - worths.worth], capsize=2)
+axes[0].set_yticks(y, [f"{c} ({k})" for c, k in zip(worths.card, worths.cost)], fontsize=8)
+axes[0].axvline(worths.worth.median(), color="black", ls="--", lw=0.8)
+axes[0].set_xlabel("worth: win-rate points lost when denied (95%)\nred: under-costed, "
+                   "blue: over-costed, dashed: median")
+axes[1].barh(y, worths.worth_per_silver, color=colour)
+axes[1].axvline(0, color="black", lw=0.8)
+axes[1].set_xlabel("worth per Silver of cost (points)")
+fig.tight_layout();
+
+# %%
+under = worths[worths.verdict == "under-costed"]
+over = worths[worths.verdict == "over-costed"]
+
+
+def names(df):
+    return ", ".join(f"{r.card} (cost {r.cost}, {r.gap:+.1f} [{r.gap_lo:+.1f}, {r.gap_hi:+.1f}])"
+                     for r in df.itertuples()) or "none"
+
+
+print(f"Under-costed (worth more than the median card by over {100 * WITHIN:.0f} point, the "
+      f"whole interval): {names(under)}.")
+print(f"Over-costed (worth less than the median card by over {100 * WITHIN:.0f} point): "
+      f"{names(over.iloc[::-1])}.")
+print(f"Best worth per Silver: {worths.worth_per_silver.idxmax()} "
+      f"({worths.worth_per_silver.max():+.2f} points per Silver); worst: "
+      f"{worths.worth_per_silver.idxmin()} ({worths.worth_per_silver.min():+.2f}).")
+print(f"Of these, SEED values (not invented, §12.1): "
+      f"{', '.join(worths[~worths.invented & (worths.verdict != '')].card) or 'none'}.")
+
+# %% [markdown]
+# A negative worth means `hints` buys the card to its own cost (denied it, the seat wins more):
+# the card is over-costed *for this policy*, which is a verdict on the pair (card, policy), not
+# on the card alone. Longboat's and Warriors' values are printed in the seed (§12.1), so their
+# verdicts say something about `hints`, or about the invented cards around them, not about
+# their printed prices.
+#
+# ## 8. Fitted costs of the most extreme invented cards
+#
+# For the invented cards furthest above and below the median card, the cost is moved over five
+# costs from the catalog's (dearer for a card above the median, cheaper for one below, never
+# under 1) and each cost played as its own restricted-play study of the card against the median
+# card of section 7 (named above; common seeds, the same games at every cost). The **fitted
+# cost** is where the worth gap crosses 0 (linear interpolation between the two costs around
+# the crossing) and its interval where the gap's 95% band crosses 0. The command that does this
+# with a search and a hold-out check is
+# `vikingsim balance raidconquer --players 4 --target worth --element CARD --reference median
+# --vary 'catalog.card["CARD"].cost=1..8'` (`docs/balancing.md`).
+
+# %%
+from vikingsim.core.inputs import write_overridden
+
+invented = worths[worths.invented]
+extreme = list(dict.fromkeys([invented.gap.idxmax(), invented.gap.idxmin(),
+                              invented.drop([invented.gap.idxmax(), invented.gap.idxmin()])
+                              .gap.abs().idxmax()]))
+median_card = worths.median_card.iloc[0].split("+")[0]
+
+
+def crossing(costs, g):
+    """The cost where g (falling with cost) crosses 0, linearly interpolated; None outside."""
+    for c0, c1, g0, g1 in zip(costs, costs[1:], g, g[1:]):
+        if g0 >= 0 >= g1 and g0 != g1:
+            return c0 + g0 / (g0 - g1) * (c1 - c0)
+    return None
+
+
+t_fit = time.perf_counter()
+fit_rows, fits = [], {}
+for e in extreme:
+    name = CARD_OF[e]
+    c0 = CARDS[name]["cost"]                 # above the median: dearer; below: cheaper
+    fit_costs = (range(c0, c0 + 5) if worths.gap[e] > 0 else range(max(1, c0 - 4), c0 + 1))
+    for cost in fit_costs:
+        path = write_overridden(BUNDLED, {f'card["{name}"].cost': cost}, IMP_DIR / "inputs")
+        data = restricted(N_FIT, catalog=path, elements=[e, median_card],
+                          folder=f"fit-{e}-{cost}")
+        g = gap_summary(data, WorthTarget(e, median_card, (e, median_card), 0.0, WITHIN, "w"))
+        fit_rows.append({"card": name, "cost": cost, "gap": 100 * g["worth_gap"],
+                         "lo": 100 * g["worth_gap_ci"][0], "hi": 100 * g["worth_gap_ci"][1],
+                         "worth": 100 * g["worth"]})
+fit_table = pd.DataFrame(fit_rows)
+for name, f in fit_table.groupby("card", sort=False):
+    c, gap, lo, hi = f.cost.tolist(), f.gap.tolist(), f.lo.tolist(), f.hi.tolist()
+    fits[name] = {"catalog_cost": CARDS[name]["cost"], "fitted_cost": crossing(c, gap),
+                  "fitted_lo": crossing(c, lo), "fitted_hi": crossing(c, hi)}
+fits = pd.DataFrame(fits).T
+display(fits)
+print(f"{len(extreme)} cards, {len(fit_table)} costs in all, {N_FIT:,} games per cell, against "
+      f"{CARD_OF[median_card]} (the median card), in {time.perf_counter() - t_fit:.0f} s")
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 3.5))
+for name, f in fit_table.groupby("card", sort=False):
+    line = ax.plot(f.cost, f.gap, "o-", label=f"{name} (catalog cost {CARDS[name]['cost']})")[0]
+    ax.fill_between(f.cost, f.lo, f.hi, color=line.get_color(), alpha=0.2)
+ax.axhline(0, color="black", lw=0.8)
+ax.axhspan(-100 * WITHIN, 100 * WITHIN, color="gold", alpha=0.2)
+ax.set_xlabel("cost (Silver)")
+ax.set_ylabel("worth minus the median card's (points)")
+ax.legend(fontsize=8);
+
+# %%
+def fitted_text(name, r):
+    if r.fitted_cost is None or (isinstance(r.fitted_cost, float) and math.isnan(r.fitted_cost)):
+        f = fit_table[fit_table.card == name]
+        return (f"{name} (catalog cost {int(r.catalog_cost)}): its gap does not cross 0 on costs "
+                f"{f.cost.min()}..{f.cost.max()} (from {f.gap.iloc[0]:+.1f} to "
+                f"{f.gap.iloc[-1]:+.1f} points): no price in that range brings it to the "
+                f"median card")
+    band = ", ".join("open" if (v is None or (isinstance(v, float) and math.isnan(v)))
+                     else f"{v:.1f}" for v in (r.fitted_hi, r.fitted_lo))
+    return (f"{name}: fitted cost {r.fitted_cost:.1f} (95% band {band}) against the catalog's "
+            f"{int(r.catalog_cost)}")
+
+
+for name, r in fits.iterrows():
+    print(fitted_text(name, r))
+
+# %% [markdown]
+# ## 9. How much of the ranking rests on the invented values?
+#
+# Every card's value in this section is invented but Longboat's and Warriors' (§12.2). A small
+# re-ranking: catalogs drawn from the ranges of `experiments/raidconquer_sensitivity.toml`
+# (eight invented costs and statistics, each its catalog value ±1, drawn with SciPy's
+# Latin hypercube on a fixed seed), each ranked by restricted play again on the same seed.
+# The ranking's stability is Kendall's tau against the base ranking, and how often each card
+# keeps its verdict's side of the median. A Sobol' analysis of the headlines over the same
+# space is `vikingsim sensitivity raidconquer --params-space
+# experiments/raidconquer_sensitivity.toml` (too many games for this notebook).
+
+# %%
+from scipy.stats import kendalltau, qmc
+
+from vikingsim.studies.sensitivity import load_space
+
+SPACE = load_space(Path("..") / "experiments" / "raidconquer_sensitivity.toml"
+                   if Path("../experiments").is_dir() else
+                   Path("experiments") / "raidconquer_sensitivity.toml", "raidconquer")
+K_PERT = 2 if SMALL else 4
+u = qmc.LatinHypercube(d=len(SPACE.inputs), seed=SEED).random(K_PERT)
+t_pert = time.perf_counter()
+pert_rows, ranks = [], {"base": worths.worth.rank(ascending=False)}
+for j, row in enumerate(u):
+    values = {inp.path: int(math.floor(inp.low + x * (inp.high + 1 - inp.low)))
+              for inp, x in zip(SPACE.inputs, row)}
+    path = write_overridden(BUNDLED, values, IMP_DIR / "inputs")
+    w = worth_frame(restricted(N_PERT, catalog=path, folder=f"pert-{j}"))
+    ranks[f"catalog {j}"] = w.worth.rank(ascending=False)
+    tau = kendalltau(worths.worth, w.worth.reindex(worths.index)).statistic
+    pert_rows.append({"catalog": j, **{i.path.split('"')[1] + "." + i.path.rsplit(".", 1)[1]: v
+                                       for i, v in zip(SPACE.inputs, values.values())},
+                      "kendall_tau": tau,
+                      "same_top3": len(set(w.worth.nlargest(3).index)
+                                       & set(worths.worth.nlargest(3).index)),
+                      "same_bottom3": len(set(w.worth.nsmallest(3).index)
+                                          & set(worths.worth.nsmallest(3).index)),
+                      "side_kept": float(np.mean(np.sign(w.gap.reindex(worths.index))
+                                                 == np.sign(worths.gap)))})
+pert = pd.DataFrame(pert_rows).set_index("catalog")
+rank_table = pd.DataFrame(ranks).astype(int)
+rank_table.insert(0, "card", worths.card)
+rank_table["rank_range"] = rank_table.drop(columns="card").max(axis=1) - \
+    rank_table.drop(columns="card").min(axis=1)
+display(pert.round(3))
+display(rank_table)
+print(f"{K_PERT} perturbed catalogs, {N_PERT:,} games per cell, in "
+      f"{time.perf_counter() - t_pert:.0f} s")
+
+# %%
+steady = rank_table[rank_table.rank_range <= 2].card
+print(f"Kendall's tau of the perturbed rankings against the base one: "
+      f"{pert.kendall_tau.min():.2f} to {pert.kendall_tau.max():.2f} (1 = the same order; at "
+      f"{N_PERT:,} games per cell noise alone moves cards whose worths differ by less than "
+      f"about {2 * half * math.sqrt(N_IMP / N_PERT):.1f} points).")
+print(f"The base top three ({', '.join(worths.card.iloc[:3])}) keep on average "
+      f"{pert.same_top3.mean():.1f} of their places in the top three, the bottom three "
+      f"({', '.join(worths.card.iloc[-3:])}) {pert.same_bottom3.mean():.1f}; cards stay on "
+      f"their side of the median card in {pct(pert.side_kept.mean())} of the cases.")
+print(f"Cards whose rank moves by at most two places in every catalog: {', '.join(steady)}.")
 
 # %%
 print(f"notebook ran in {time.perf_counter() - t0:.1f} s (SMALL={SMALL})")

@@ -135,8 +135,14 @@ def test_loss_is_noise_corrected():
 
 
 def test_budget_too_small():
+    # 0..3 is a grid of 4 settings (played once each): 4 x 4 stages = 16 games at least
     with pytest.raises(InputError, match="too small"):
         B.search(synthetic()[0], [B.Knob("k", "int", 0, 3)],
+                 B.parse_targets(["win_rate[0]=0.25"], 2), budget=15, seed=1)
+    B.search(synthetic()[0], [B.Knob("k", "int", 0, 3)],
+             B.parse_targets(["win_rate[0]=0.25"], 2), budget=16, seed=1)
+    with pytest.raises(InputError, match="too small"):            # floats: trials x stages
+        B.search(synthetic()[0], [B.Knob("x", "float", 0, 3)],
                  B.parse_targets(["win_rate[0]=0.25"], 2), budget=50, seed=1)
 
 
@@ -311,7 +317,8 @@ def test_same_result_as_one_simulate_per_batch(tmp_path):
         json.dumps(new.holdout))
     names = sorted(p.name for p in (tmp_path / "b").iterdir())
     batches = [n for n in names if n.startswith("batch-")]
-    assert len(batches) == 9 + 3 and set(names) - set(batches) == {"holdout", "balance.json",
+    # 0..5 is 6 settings, fewer than the 9 trials: stage 0 plays each once (small_grid)
+    assert len(batches) == 6 + 3 and set(names) - set(batches) == {"holdout", "balance.json",
                                                                    "search.csv"}
 
 

@@ -3,9 +3,11 @@ summary is closest to one or more targets, counting simulated games as the cost.
 
 Method (noise-aware successive halving over simulated batches):
 
-1. Stage 0: Optuna's TPE sampler (seeded) proposes ``trials`` settings; each is played on a
-   batch of n0 games. A setting proposed again is played on a fresh batch (repeated
-   evaluation) and pooled with its earlier games.
+1. Stage 0: Optuna's TPE sampler (seeded) proposes ``trials`` distinct settings; each is
+   played on a batch of n0 games. A setting proposed again costs no games: Optuna is told
+   its earlier estimate and asked again (at most ``REPEAT_ASKS`` x trials asks). When the
+   knobs are integers with at most ``trials`` settings in all (a cost 1..8), stage 0 plays
+   every one of them once instead (:func:`small_grid`), and n0 uses their count.
 2. Stages 1..S-1: the best 1/eta of the settings (by their pooled estimate) get eta^s · n0
    more games each, on fresh seeds; the rest are dropped. n0 = budget // (S · trials), so each
    stage costs at most a 1/S share of ``budget``; the last stage shares whatever is left of
@@ -57,6 +59,9 @@ from vikingsim.core import config
 from vikingsim.core.errors import InputError
 
 SEARCH, HOLDOUT, SAMPLER, PROBE = 0, 1, 2, 3
+#: Stage 0 asks Optuna at most this many times ``trials`` for new settings: a proposal it
+#: made before is told the earlier estimate and costs no games (small integer ranges).
+REPEAT_ASKS = 10
 Z95 = 1.959963984540054
 
 # ---- targets -------------------------------------------------------------------------------
@@ -379,6 +384,9 @@ def search(evaluate: Evaluate | None, knobs: list[Knob], targets: list[Target], 
     it proposes the next); a later stage's batch is every setting it keeps."""
     import optuna
 
+    grid = small_grid(knobs, trials)
+    if grid is not None:                       # a small integer grid: every value once
+        trials = len(grid)
     n0 = budget // (stages * trials)
     if n0 < 1:
         raise InputError(f"--budget {budget:,} is too small: at least {stages * trials} games "
@@ -406,13 +414,20 @@ def search(evaluate: Evaluate | None, knobs: list[Knob], targets: list[Target], 
             out.append(values)
         return out
 
-    visits: dict[tuple, int] = {}
-    for _ in range(trials):                                  # stage 0: Optuna proposes
-        trial = study.ask()
-        key = tuple(k.suggest(trial) for k in knobs)
-        repeat = visits[key] = visits.get(key, -1) + 1
-        (values,) = play([(key, n0)], derive_seed(seed, SEARCH, 0, repeat))
-        study.tell(trial, loss(targets, values, n0))
+    if grid is not None:                                     # stage 0: the whole grid
+        for key in grid:
+            play([(key, n0)], derive_seed(seed, SEARCH, 0, 0))
+    else:                                                    # stage 0: Optuna proposes
+        asks = 0
+        while len(pools) < trials and asks < REPEAT_ASKS * trials:
+            asks += 1
+            trial = study.ask()
+            key = tuple(k.suggest(trial) for k in knobs)
+            if key in pools:                  # a repeat: the earlier estimate, no new games
+                study.tell(trial, loss(targets, pools[key].values, pools[key].n))
+                continue
+            (values,) = play([(key, n0)], derive_seed(seed, SEARCH, 0, 0))
+            study.tell(trial, loss(targets, values, n0))
     ranked = _rank(pools, targets, list(pools))
     for stage in range(1, stages):                           # successive halving
         ranked = ranked[:max(1, math.ceil(len(ranked) / eta))]
@@ -431,6 +446,19 @@ def search(evaluate: Evaluate | None, knobs: list[Knob], targets: list[Target], 
             pools[key].stage = stage
         ranked = _rank(pools, targets, ranked)
     return Search(dict(zip(names, ranked[0])), _table(pools, targets, names), used, seeds)
+
+
+def small_grid(knobs: list[Knob], trials: int) -> list[tuple] | None:
+    """Every setting of integer knobs, in order, when there are at most ``trials`` of them
+    (then stage 0 plays each once instead of asking Optuna); else None."""
+    if any(k.kind != "int" for k in knobs):
+        return None
+    size = math.prod(int(k.hi) - int(k.lo) + 1 for k in knobs)
+    if size > trials:
+        return None
+    import itertools
+
+    return list(itertools.product(*(range(int(k.lo), int(k.hi) + 1) for k in knobs)))
 
 
 def _rank(pools, targets, keys) -> list[tuple]:
@@ -622,7 +650,8 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
                 baseline: bool = False, evaluate: Evaluate | None = None, out=None,
                 backend: str = "local", workers: int | None = None,
                 scheduler: str | None = None, resume: bool = False,
-                progress: bool = False) -> Balance:
+                progress: bool = False, element: str | None = None,
+                reference: str | None = None, worth_within: float | None = None) -> Balance:
     """Search the ``vary`` options of ``game`` for the setting closest to ``targets``, then
     check it on ``holdout`` fresh games (see the module docstring). ``baseline``: also play
     the options without the varied ones (their defaults) on the same hold-out seeds.
@@ -631,7 +660,11 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
     (:class:`StudyBatches`; a temporary folder when None) on one backend (``backend``,
     ``workers`` (``threads`` is its older name), ``scheduler``), and the result is written
     into ``out`` (``balance.json``, ``search.csv``, atomically); ``resume`` continues a
-    stopped run there. ``evaluate`` replaces the game's simulation (tests; nothing written)."""
+    stopped run there. ``evaluate`` replaces the game's simulation (tests; nothing written).
+
+    ``targets == ["worth"]`` (or ``"worth=POINTS"``) with ``element`` (``reference``,
+    ``worth_within``): the objective is the element's restricted-play worth minus the
+    reference's (``studies.balance_worth``), ``worth_within`` points its tolerance."""
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import check_count, resolve_policies
     from vikingsim.games import get
@@ -653,7 +686,19 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
             raise InputError(f"option {kb.name} is both --set and --vary")
     if len({kb.name for kb in knobs}) < len(knobs):
         raise InputError("the same option is given to --vary twice")
-    tgts = parse_targets(targets, k)
+    from vikingsim.studies import balance_worth as W
+
+    wt = None
+    if W.is_worth_target(targets) or element is not None:
+        if evaluate is not None:
+            raise InputError("a worth target plays restricted-play studies; no evaluate")
+        wt = W.parse_worth(targets, element, reference, worth_within,
+                           W.setup_elements(spec, pols, k, base), k)
+        tgts, tolerance = [Target(W.METRIC, None, wt.value, wt.text)], wt.tolerance
+    elif reference is not None or worth_within is not None:
+        raise InputError("--reference and --worth-within go with --target worth --element E")
+    else:
+        tgts = parse_targets(targets, k)
     _check_corners(spec, pols, k, base, knobs)
     args = (spec, k, pols, base, tgts, knobs, seed, budget, holdout, trials, tolerance,
             baseline)
@@ -664,16 +709,17 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
     check_backend(backend, workers, scheduler)
     if out is not None:
         check_balance_out(out, resume)
-    probe = StudyBatches(spec, k, pols, base, tgts, None, None, False, False, knobs)
-    check_targets(tgts, _probe(probe, {kb.name: kb.cast(kb.lo) for kb in knobs}, seed))
+    if wt is None:                     # a worth gap is no summary metric: nothing to probe
+        probe = StudyBatches(spec, k, pols, base, tgts, None, None, False, False, knobs)
+        check_targets(tgts, _probe(probe, {kb.name: kb.cast(kb.lo) for kb in knobs}, seed))
     if out is None:
         import tempfile
 
         with tempfile.TemporaryDirectory(prefix="vikingsim-balance-") as tmp:
             return _balance_studies(args, Path(tmp), backend, workers or threads, scheduler,
-                                    False, progress)
+                                    False, progress, wt)
     return _balance_studies(args, Path(out), backend, workers or threads, scheduler, resume,
-                            progress)
+                            progress, wt)
 
 
 def _check_corners(spec, pols, k, base: dict, knobs: list[Knob]) -> None:
@@ -706,14 +752,19 @@ def _probe(batches: StudyBatches, setting: dict, seed: int) -> dict:
             batches.pool.close()
 
 
-def _balance_studies(args, out: Path, backend, workers, scheduler, resume, progress):
+def _balance_studies(args, out: Path, backend, workers, scheduler, resume, progress,
+                     wt=None):
     """The search and hold-out as studies in ``out`` on one backend, closed at the end (at
-    once, dropping chunks not started, when stopped); the result written into ``out``."""
+    once, dropping chunks not started, when stopped); the result written into ``out``.
+    ``wt`` (a worth target): the batches are restricted-play studies (``balance_worth``)."""
     from vikingsim.studies.backends import make_backend
+    from vikingsim.studies.balance_worth import WorthBatches
 
     spec, k, pols, base, tgts = args[:5]
     pool = make_backend(backend, workers, scheduler)
-    batches = StudyBatches(spec, k, pols, base, tgts, out, pool, resume, progress, args[5])
+    kind = StudyBatches if wt is None else WorthBatches
+    batches = kind(spec, k, pols, base, tgts if wt is None else wt, out, pool, resume,
+                   progress, args[5])
     try:
         b = _balance(*args, batches=batches)
     except BaseException as e:

@@ -20,6 +20,10 @@ study runner (--backend dask works); the result is --out/balance.json and search
 --vary OPTION.PATH=LO..HI searches a number inside the TOML file a file-valued option names
 (its --set/--catalog/--params value, else the bundled file): each setting is a copy of that
 file with the entry set, in --out/inputs/ (named by content, an ordinary hashed input).
+--target worth (or worth=POINTS) --element E: the objective is E's restricted-play worth
+minus the --reference's (median or mean of the other elements, or one element), each setting
+played as a restricted-play study (common seeds, as 'vikingsim importance'); --budget and
+--holdout then count games per cell, --worth-within (points, default 1) is the tolerance.
 
 examples:
   vikingsim balance raidboard --players 4 --target "win_rate[*]=1/players" \\
@@ -30,6 +34,8 @@ examples:
       --out results/b --resume
   vikingsim balance raidconquer --players 2 --target "win_rate[0]=1/2" \\
       --vary 'catalog.card["Funeral Pyre"].cost=1..6'
+  vikingsim balance raidconquer --players 4 --target worth --element "Funeral Pyre" \\
+      --reference median --worth-within 1 --vary 'catalog.card["Funeral Pyre"].cost=1..8'
   vikingsim balance tevragnarok --target "mean_rounds=8" \\
       --vary 'params.economy.draft_size[0]=3..6'"""
 
@@ -70,6 +76,15 @@ def add_arguments(p) -> None:
     p.add_argument("--threads", dest="workers", type=int, help=argparse.SUPPRESS)  # old name
     p.add_argument("--baseline", action="store_true",
                    help="also play the varied options at their defaults on the hold-out seeds")
+    p.add_argument("--element", default=None, metavar="NAME",
+                   help="with --target worth: the element (card) whose restricted-play worth "
+                   "is fitted, e.g. \"Funeral Pyre\"")
+    p.add_argument("--reference", default=None, metavar="median|mean|NAME",
+                   help="with --target worth: what the worth is compared with: the median "
+                   "(default) or mean of the other elements' worths, or one element's")
+    p.add_argument("--worth-within", type=float, default=None, metavar="POINTS",
+                   help="with --target worth: the distance in win-rate points that counts as "
+                   "on target (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -88,7 +103,8 @@ def run(args) -> int:
                         seed=args.seed, tolerance=args.tolerance, trials=args.trials,
                         baseline=args.baseline, out=out, backend=args.backend,
                         workers=args.workers, scheduler=args.scheduler, resume=args.resume,
-                        progress=not args.quiet)
+                        progress=not args.quiet, element=args.element,
+                        reference=args.reference, worth_within=args.worth_within)
     except KeyboardInterrupt as stop:     # the runner said which chunks are saved (one line)
         return stopped(stop)
     if args.json:
