@@ -18,6 +18,10 @@ are ranked by worth; "worth != 0" is tested per element and the p-values Holm-ad
 
 Report hooks (``vikingsim.studies.kinds``): :func:`report_tables`, :func:`report_findings`,
 :func:`report_figures`, all read from the stored rows or counts.
+
+A game with sides instead of seats (878: Vikings and English) is handed to
+``vikingsim.studies.importance_sides``: (element, side) pairs, a named reading of a side's
+win (878 §5.2); the hooks here pass its studies on.
 """
 from __future__ import annotations
 
