@@ -445,7 +445,9 @@ hunter_drain
 # Wilson interval; in the all-`greedy_vp` games and in the games with one Giant hunter (its 4
 # seat runs pooled). With the flat pool every Giant *is* the mean, so it must be exactly 0.
 # `sd_score` is the spread of a player's final score, `giant_share` the Giants' share of all
-# points.
+# points, with its 95% interval (`gs_lo`, `gs_hi`) from the tally's integer counts (the ratio
+# estimator's standard error with the game as the unit: a game's Giant points and its total
+# points move together; `vikingsim.core.stats.put_ratio`).
 
 # %%
 rows = []
@@ -460,6 +462,7 @@ for name in NAMES:
                  "p_winner_changed_hunter": kh / (PLAYERS * N),
                  "ci_hunter": ci(*wilson(kh, PLAYERS * N), digits=2),
                  "sd_score": float(np.mean(sm["sd_score"])), "giant_share": sm["giant_share"],
+                 "gs_lo": sm["giant_share_ci"][0], "gs_hi": sm["giant_share_ci"][1],
                  "slays_per_game": float(np.sum(sm["mean_slays"]))})
 luck = pd.DataFrame(rows).set_index("set")
 luck
@@ -524,8 +527,8 @@ plt.tight_layout()
 # **noise share** `s` is the mean Monte Carlo variance of a point's value over the variance across
 # points. Noise inflates every total index of an input that changes the games to about `s` (and
 # shrinks every S1 by `1 − s`), so an input moves a headline *measurably* only when its ST
-# interval's lower end lies above `s`. `giant_share` has no noise estimate (the summary gives it
-# no count or sd), so its bar is 0. The run goes into a temporary folder (it is not one of the
+# interval's lower end lies above `s`. `giant_share`'s Monte Carlo variance is the square of its
+# standard error (from each point's integer counts, section 4). The run goes into a temporary folder (it is not one of the
 # shipped datasets); `VIKINGSIM_NB_SMALL=1` runs a tiny version.
 
 # %%
@@ -643,8 +646,8 @@ noise share of {100 * win_shares.min():.0f}% to {100 * win_shares.max():.0f}% at
 {SENS_N:,} games per point: that much of their spread across the space (sd
 {noise.loc[WIN, 'sd_between_points'].min():.3f} to {noise.loc[WIN, 'sd_between_points'].max():.3f}
 across points, noise included) is the Monte Carlo noise of a point, so every total index of a
-win rate is inflated by about that share. {seat_meaning}. Where a headline has no noise
-estimate (`giant_share`) the bar is 0, so its smallest indices may be noise.
+win rate is inflated by about that share. {seat_meaning}. The Giants' share carries a noise
+share of {share_text('giant_share')} (its standard error from each point's counts).
 This analysis, not the one-at-a-time presets of section 5, is the robustness argument: it
 varies every invented number at once and counts the interactions (ST − S1).
 """

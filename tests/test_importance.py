@@ -230,7 +230,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, monkeypatch):
     out = ["--out", str(tmp_path / "o"), "--quiet"]
     line = one_line(capsys, ["importance", "raidboard", "--elements", "north_sea,nope", *out])
     assert "unknown element 'nope' for raidboard; elements: norwegian_sea" in line
-    assert "not a seated game" in one_line(capsys, ["importance", "battle878", *out])
+    assert "is seated" in one_line(capsys, ["importance", "raidboard", "--side", "vikings",
+                                            *out])       # battle878: test_importance_878.py
     assert "-n must be an integer in [1," in one_line(capsys, ["importance", "raidboard",
                                                                "-n", "0", *out])
     assert "already forbids" in one_line(capsys, ["importance", "raidboard", "--policy",

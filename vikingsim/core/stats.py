@@ -77,3 +77,24 @@ def put_mean_hist(summary: dict, key: str, counts) -> None:
     m, _, se = hist_mean_sd(counts)
     summary[key] = m
     summary[key + "_ci"] = [m - Z95 * se, m + Z95 * se]
+
+
+def put_ratio(summary: dict, key: str, n: int, sa: int, sb: int, saa: int, sbb: int,
+              sab: int) -> None:
+    """``summary[key]`` = R = sa / sb, a ratio of two per-game sums (e.g. points of one kind
+    over all points), ``key + "_se"`` its standard error and ``key + "_ci"`` its normal 95%
+    interval, from the integer counts: n games, the sums of a_g and b_g and of a_g^2, b_g^2,
+    a_g b_g. The games are the sampling units, so a_g and b_g of one game are correlated and
+    the ratio is no binomial proportion: the variance is the ratio estimator's (delta method,
+    Cochran, *Sampling Techniques*, 3rd ed., §6.3), Var R = s_e^2 / (n bbar^2) with the
+    residuals e_g = a_g - R b_g (mean 0), s_e^2 = (saa - 2 R sab + R^2 sbb) / (n - 1).
+    NaN se and interval when sb = 0 or n < 2."""
+    if sb == 0 or n < 2:
+        summary[key], summary[key + "_se"] = (sa / sb if sb else 0.0), math.nan
+        summary[key + "_ci"] = [math.nan, math.nan]
+        return
+    r = sa / sb
+    s2 = max((saa - 2.0 * r * sab + r * r * sbb) / (n - 1), 0.0)
+    se = math.sqrt(s2 / n) / (sb / n)
+    summary[key], summary[key + "_se"] = r, se
+    summary[key + "_ci"] = [r - Z95 * se, r + Z95 * se]

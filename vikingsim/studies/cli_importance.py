@@ -16,15 +16,30 @@ examples:
   vikingsim importance raidboard -n 20000                     # into results/importance-raidboard
   vikingsim importance raidboard --players 2 --policy lookahead --elements north_sea,lost_own
   vikingsim importance raidboard -n 20000 --resume            # after Ctrl-C or SIGTERM
-  vikingsim importance raidboard -n 200000 --backend dask --workers 2 --json"""
+  vikingsim importance raidboard -n 200000 --backend dask --workers 2 --json
+
+878 (sides, not seats): each element denied to the side(s) whose rules give it, worth = that
+side's baseline win rate - its win rate when denied (paired per battle); a side's win is
+read by --side-win (holds: its win, the other side's retreat, for the English God's Peace;
+strict: its *_win only; 878 §5.3):
+  vikingsim importance battle878 --set runes_prayer=true --policy smart -n 20000
+  vikingsim importance battle878 --side vikings --set runes_prayer=true --policy greedy default"""
 
 
 def add_arguments(p) -> None:
     from vikingsim.studies.cli_experiment import add_run_arguments
 
-    p.add_argument("game", help="a seated game whose policies take forbid (see 'vikingsim games')")
+    p.add_argument("game", help="a game whose policies take forbid (see 'vikingsim games'): a "
+                               "seated game, or battle878 (sides)")
     p.add_argument("--players", type=int, default=None,
-                   help="seats per game (default: the game's default)")
+                   help="seats per game (seated games; default: the game's default)")
+    p.add_argument("--side", default=None, metavar="SIDE",
+                   help="battle878: vikings, english or both (default both): the side(s) denied "
+                        "each element")
+    p.add_argument("--side-win", default=None, metavar="READING",
+                   help="battle878: what counts as a side's win, holds (default: its win or "
+                        "the other side leaving the field) or strict (its *_win only); "
+                        "docs/rules/battle878.md §5.3")
     p.add_argument("--policy", nargs="+", default=None, metavar="POLICY",
                    help="one policy for every seat, or one per seat (name or name(k=v, ...))")
     p.add_argument("--elements", default=None, metavar="A,B,...",
@@ -56,7 +71,8 @@ def run(args) -> int:
     study = importance.build_study(
         args.game, games=check_count("-n", args.n, 1, 10**12), seed=args.seed,
         players=args.players, policies=args.policy or (), options=parse_assignments(args.sets),
-        elements=elements, rows=not args.no_rows, chunk_games=args.chunk_games)
+        elements=elements, rows=not args.no_rows, chunk_games=args.chunk_games,
+        side=args.side, side_win=args.side_win)
     try:
         res = run_study(study, args.out or f"results/{study.name}", backend=args.backend,
                         workers=args.workers, scheduler=args.scheduler, resume=args.resume,
@@ -70,7 +86,7 @@ def run(args) -> int:
                     "chunks_run": res.chunks_run, "chunks_resumed": res.chunks_resumed,
                     "importance": table.to_dict(orient="records")})
     else:
-        print(importance.format_table(table))
+        print(importance.format_table(table, res.manifest["report"].get("side_win")))
         print(f"{len(res.manifest['cells'])} cells, {res.chunks_run} chunks played, "
               f"{res.chunks_resumed} resumed, {res.elapsed_s:.1f} s -> {res.root}")
     return 0

@@ -18,6 +18,10 @@ are ranked by worth; "worth != 0" is tested per element and the p-values Holm-ad
 
 Report hooks (``vikingsim.studies.kinds``): :func:`report_tables`, :func:`report_findings`,
 :func:`report_figures`, all read from the stored rows or counts.
+
+A game with sides instead of seats (878: Vikings and English) is handed to
+``vikingsim.studies.importance_sides``: (element, side) pairs, a named reading of a side's
+win (878 §5.3); the hooks here pass its studies on.
 """
 from __future__ import annotations
 
@@ -37,10 +41,13 @@ PAIRED, UNPAIRED = "paired t (per-game differences)", "unpaired normal (win coun
 # ---- the generated study ------------------------------------------------------------------
 def build_study(game: str, *, games: int, seed: int, players: int | None = None,
                 policies=(), elements=None, options: dict | None = None, rows: bool = True,
-                chunk_games: int | None = None, name: str | None = None, path=None):
+                chunk_games: int | None = None, name: str | None = None, path=None,
+                side: str | None = None, side_win: str | None = None):
     """The restricted-play study of ``game`` (a checked :class:`~vikingsim.studies.spec.Study`):
     ``elements`` (default: all the game has in this setup) denied to each seat in turn.
-    ``path`` (need not exist) anchors relative ``.toml`` paths; default ``./<name>.toml``."""
+    ``path`` (need not exist) anchors relative ``.toml`` paths; default ``./<name>.toml``.
+    A game with sides instead of seats (878) takes ``side`` and ``side_win`` instead of
+    ``players`` (``importance_sides``)."""
     name = name or f"importance-{game}"
     data = {"name": name, "game": game, "games": games, "seed": seed, "rows": rows,
             "options": dict(options or {})}
@@ -50,8 +57,10 @@ def build_study(game: str, *, games: int, seed: int, players: int | None = None,
         data["policies"] = [policies] if isinstance(policies, str) else list(policies)
     if chunk_games is not None:
         data["chunk_games"] = chunk_games
-    if elements is not None:
-        data["report"] = {"elements": list(elements)}
+    report = {"elements": None if elements is None else list(elements), "side": side,
+              "side_win": side_win}
+    if any(v is not None for v in report.values()):
+        data["report"] = {k: v for k, v in report.items() if v is not None}
     return _generate(data, Path(path) if path is not None else Path(f"{name}.toml"))
 
 
@@ -79,8 +88,13 @@ def expand_study(study):
 
 
 def _generate(data: dict, path: Path):
+    from vikingsim.games import get
+    from vikingsim.studies import importance_sides
     from vikingsim.studies.spec import study_from_dict
 
+    spec = get(data.get("game"))
+    if not spec.seated:                      # sides instead of seats (878): its own cells
+        return importance_sides.generate(data, path, spec)
     spec, players, elements = _check(data, path)
     cases = [dict(BASELINE)] + [{f"policy.{s}.forbid": e} for e in elements
                                 for s in range(players)]
@@ -105,6 +119,11 @@ def _check(data: dict, path: Path):
     if spec.elements is None:
         raise InputError(f"{spec.name} has no elements a policy can be denied (its GameSpec "
                          f"gives no elements)")
+    sided = [k for k in ("side", "side_win") if k in data.get("report", {})]
+    if sided:
+        raise InputError(f"{spec.name} is seated: restricted play rotates every seat; "
+                         f"{sided[0]} (--{sided[0].replace('_', '-')}) is for a game with "
+                         f"sides (battle878)")
     pols = data.get("policies", [])
     pols = [pols] if isinstance(pols, str) else list(pols)
     folder = path.resolve().parent
@@ -259,6 +278,10 @@ def worth_table(data):
 def _worth_table(data):
     import pandas as pd
 
+    from vikingsim.studies import importance_sides
+
+    if importance_sides.is_sided(data.manifest):
+        return importance_sides.worth_table(data)
     m = data.manifest
     base, cells = cell_map(m)
     elements = list(m["report"]["elements"])
@@ -291,7 +314,16 @@ def holm(p) -> tuple:
 
 
 # ---- report hooks -----------------------------------------------------------------------------
+def _sided(data):
+    """``importance_sides`` for a study of a game with sides (878), else None."""
+    from vikingsim.studies import importance_sides
+
+    return importance_sides if importance_sides.is_sided(data.manifest) else None
+
+
 def report_tables(data) -> dict:
+    if _sided(data):
+        return _sided(data).report_tables(data)
     return {"importance": worth_table(data), "importance by seat": seat_table(data)}
 
 
@@ -301,6 +333,8 @@ def _pts(x: float) -> str:
 
 def report_findings(data) -> list[str]:
     """The distinguishable elements in words (at most three each way), or that none is."""
+    if _sided(data):
+        return _sided(data).report_findings(data)
     t = worth_table(data)
     how = "paired over" if t["interval"].iloc[0] == PAIRED else "from the win counts of"
     games = f"{int(t['games'].min()):,} games"
@@ -331,6 +365,9 @@ def report_figures(data, folder) -> list:
     """``importance.png``: the ranked worths as horizontal bars with 95% interval whiskers."""
     from matplotlib.figure import Figure
 
+    if _sided(data):
+        return _sided(data).report_figures(data, folder)
+
     t = worth_table(data)
     fig = Figure(figsize=(7, 1.2 + 0.32 * len(t)))
     ax = fig.add_subplot()
@@ -350,8 +387,13 @@ def report_figures(data, folder) -> list:
     return [path]
 
 
-def format_table(t) -> str:
-    """The ranked table as text, worths in win-rate points."""
+def format_table(t, side_win: str | None = None) -> str:
+    """The ranked table as text, worths in win-rate points (a game with sides: by side,
+    under the ``side_win`` reading)."""
+    if "side" in t.columns:
+        from vikingsim.studies import importance_sides
+
+        return importance_sides.format_table(t, side_win)
     lines = [f"{'rank':>4}  {'element':<24} {'worth':>7}  {'95% interval':<17} "
              f"{'p_holm':>8}  nonzero"]
     for _, r in t.iterrows():

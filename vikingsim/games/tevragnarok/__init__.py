@@ -196,6 +196,9 @@ def tally(s: Setup, out) -> dict:
     for name in ("score", "giant_points", "slays", "lost_battles", "valkyries"):
         t[f"{name}_sum"] = out[name].sum(axis=0, dtype=np.int64)
     t["score_sq"] = (out["score"].astype(np.int64) ** 2).sum(axis=0)
+    g, sc = (out[k].astype(np.int64).sum(axis=1) for k in ("giant_points", "score"))
+    t["giant_moments"] = np.array([int((g * g).sum()), int((sc * sc).sum()),
+                                   int((g * sc).sum())], np.int64)   # giant_share's noise
     t.update(_element_tally(out))
     return t
 
@@ -278,7 +281,7 @@ def element_stats(s: Setup, t: dict):
 
 def summarize(s: Setup, t: dict, n: int) -> dict:
     """Win rate per seat (Wilson 95%), p_win; the §4.6 outputs: mean score and its sd, the
-    Giants' share of it, slays per game by Era, Valkyries deployed, lost battles, how often
+    Giants' share of it (with its standard error and 95% interval: ``stats.put_ratio``), slays per game by Era, Valkyries deployed, lost battles, how often
     the hidden Giant values change the winner, how often the Giant drain reorders the gods,
     how often the first slayer / first loser wins, Valkyrie and Einherjar battle Strength."""
     out = {"win_rate": [float(w / n) for w in t["wins"]],
@@ -288,7 +291,12 @@ def summarize(s: Setup, t: dict, n: int) -> dict:
     out["sd_score"] = [float(np.sqrt(max(v, 0.0) * n / max(n - 1, 1))) for v in var]
     out["mean_giant_points"] = [float(x / n) for x in t["giant_points_sum"]]
     total = float(t["score_sum"].sum())
-    out["giant_share"] = float(t["giant_points_sum"].sum() / total) if total else 0.0
+    if "giant_moments" in t:            # tallies stored before it have no noise estimate
+        gg, ss, gs = (int(x) for x in t["giant_moments"])
+        stats.put_ratio(out, "giant_share", n, int(t["giant_points_sum"].sum()), int(total),
+                        gg, ss, gs)
+    else:
+        out["giant_share"] = float(t["giant_points_sum"].sum() / total) if total else 0.0
     out["mean_slays"] = [float(x / n) for x in t["slays_sum"]]
     out["mean_slays_by_era"] = {f"era{e + 1}": float(x / n) for e, x in enumerate(t["slays_era"])}
     out["mean_lost_battles"] = [float(x / n) for x in t["lost_battles_sum"]]
