@@ -1,5 +1,5 @@
-"""--backend dask gives the same dataset, bit for bit, as the local backend (one shared
-LocalCluster of 2 single-threaded worker processes for the module)."""
+"""--backend dask gives the same dataset, bit for bit, as the local backend (the shared
+LocalCluster of 2 single-threaded worker processes, ``dask_cluster`` in tests/conftest.py)."""
 import pandas as pd
 import pytest
 
@@ -8,15 +8,9 @@ from vikingsim.studies.run import run_study
 from tests.test_studies_run import STUDY, same_dataset, write
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    import logging
-
-    from dask.distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as c:
-        yield c
+@pytest.fixture
+def cluster(dask_cluster):
+    return dask_cluster
 
 
 def test_dask_equals_local(tmp_path, cluster):
