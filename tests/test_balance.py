@@ -337,15 +337,9 @@ def test_sigterm_then_resume_gives_the_same_result(tmp_path):
         assert (out / name).read_bytes() == (whole / name).read_bytes()
 
 
-def test_two_worker_dask_gives_the_same_result(tmp_path):
-    import logging
-
-    from dask.distributed import LocalCluster
-
+def test_two_worker_dask_gives_the_same_result(tmp_path, dask_cluster):
     local = _run(out=tmp_path / "local", workers=1)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as c:
-        dask = _run(out=tmp_path / "dask", backend="dask", scheduler=c.scheduler_address)
+    dask = _run(out=tmp_path / "dask", backend="dask", scheduler=dask_cluster.scheduler_address)
     assert _stored(tmp_path / "dask") == _stored(tmp_path / "local")
     assert dask.summary() == local.summary()
 

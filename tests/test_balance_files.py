@@ -175,16 +175,10 @@ def test_a_catalog_given_with_catalog_is_the_base_of_the_search(capsys, tmp_path
     assert next(c["cost"] for c in cards if c["name"] == "Berserker") == 7
 
 
-def test_dask_plays_the_derived_files_with_the_same_result(capsys, tmp_path):
-    import logging
-
-    from dask.distributed import LocalCluster
-
+def test_dask_plays_the_derived_files_with_the_same_result(capsys, tmp_path, dask_cluster):
     local = _fit(capsys, tmp_path / "local", 0.80, "--workers", "1")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as c:
-        dask = _fit(capsys, tmp_path / "dask", 0.80, "--backend", "dask", "--scheduler",
-                    c.scheduler_address)
+    dask = _fit(capsys, tmp_path / "dask", 0.80, "--backend", "dask", "--scheduler",
+                dask_cluster.scheduler_address)
     for s in (local, dask):
         s.pop("folder")
     assert dask == local

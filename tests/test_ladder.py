@@ -10,6 +10,7 @@ from vikingsim.studies import ladder
 from vikingsim.studies.dataset import open_study
 
 TPL = "ismcts(budget={b})"
+N_LADDER = 100                 # games per cell of the ladder run checked against simulate
 
 
 def test_cells_put_the_doubled_budget_in_each_seat_in_turn():
@@ -29,7 +30,7 @@ def test_cells_put_the_doubled_budget_in_each_seat_in_turn():
 def test_table_counts_the_games_simulate_plays(tmp_path):
     """Common seeds: a cell plays exactly simulate(seed=S)'s games, so each step's strong
     wins are the strong seat's wins in K plain runs (counted here from the winner column)."""
-    res = ladder.run_ladder("raidboard", TPL, out=tmp_path / "lad", start=2, steps=2, n=300,
+    res = ladder.run_ladder("raidboard", TPL, out=tmp_path / "lad", start=2, steps=2, n=N_LADDER,
                             players=2, seed=5)
     t = ladder.ladder_table(res.open())
     for step, b in enumerate((2, 4)):
@@ -37,14 +38,14 @@ def test_table_counts_the_games_simulate_plays(tmp_path):
         for seat in range(2):
             pols = [f"ismcts(budget={b})"] * 2
             pols[seat] = f"ismcts(budget={2 * b})"
-            r = simulate("raidboard", 300, seed=5, players=2, policies=pols)
+            r = simulate("raidboard", N_LADDER, seed=5, players=2, policies=pols)
             wins += int((r.out["winner"] == seat).sum())
         row = t.iloc[step]
-        assert (row.weak, row.strong, row.games, row.strong_wins) == (b, 2 * b, 600, wins)
-        assert row.excess == pytest.approx(wins / 600 - 0.5)
+        assert (row.weak, row.strong, row.games, row.strong_wins) == (b, 2 * b, 2 * N_LADDER, wins)
+        assert row.excess == pytest.approx(wins / (2 * N_LADDER) - 0.5)
         assert row.lo < row.excess < row.hi and row.complete
     again = ladder.run_ladder("raidboard", TPL, out=tmp_path / "lad", start=2, steps=2,
-                              n=300, players=2, seed=5, resume=True)
+                              n=N_LADDER, players=2, seed=5, resume=True)
     assert again.chunks_run == 0
     pd.testing.assert_frame_equal(ladder.ladder_table(again.open()), t)
     figs = ladder.report_figures(open_study(tmp_path / "lad"), tmp_path)

@@ -18,6 +18,11 @@ from vikingsim.core import cache
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTE = "is not writable: compiled kernels are cached in"
+#: One small ``@jit`` kernel of the package compiled and called (``core/jit.py`` chooses the
+#: cache folder on import, for every kernel alike): a game's kernel took 20 s of CPU to
+#: compile here, more than 100 s on the loaded test machine, for the same check.
+SMALL_KERNEL = ("import numpy as np\nfrom vikingsim.core import cards\n"
+                "assert cards._push(np.zeros(2, np.int16), 0, 7) == 1")
 
 
 def _read_only_copy(tmp_path) -> Path:
@@ -37,8 +42,7 @@ def _simulate(pkg, tmp_path):
     env.pop("VIKINGSIM_DISABLE_JIT", None)
     if os.geteuid() == 0:
         env[cache.READONLY_ENV] = "1"
-    return subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidboard", "-n",
-                           "10", "--players", "2", "--quiet"], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", SMALL_KERNEL], capture_output=True, text=True,
                           env=env, cwd=tmp_path)
 
 

@@ -349,7 +349,7 @@ def _try(game, ctx, extra, base_cache, patch=None) -> str | None:
         return f"InputError: {e}"
     if _same_leaves(_leaves(s0), _leaves(s1)):
         return "compiled setup unchanged"
-    key = repr(ctx)
+    key = (game, repr(ctx))
     if key not in base_cache:
         base_cache[key] = _run(spec, ctx)
     run_spec = dataclasses.replace(spec, setup=lambda *a: s1) if patch else spec
@@ -359,9 +359,14 @@ def _try(game, ctx, extra, base_cache, patch=None) -> str | None:
     return f"compiled setup changes but {N_GAMES} games (seed {SEED}) are identical"
 
 
+#: (game, context) -> its run with no option changed: the same games for every option of the
+#: game (same seed, options and policies), so played once per test process, not once per option.
+_BASE_RUNS: dict = {}
+
+
 def _search(game, name, alternatives, patch_for=None) -> list[str]:
     """Try every context and alternative; [] when one is alive, else what was seen."""
-    tried, cache = [], {}
+    tried, cache = [], _BASE_RUNS
     for ctx in CONTEXTS.get((game, name), []) + _game_contexts(game):
         for alt in alternatives:
             why = _try(game, ctx, {name: alt}, cache,

@@ -435,18 +435,12 @@ def test_sigterm_then_resume_gives_the_same_dataset(tmp_path):
     _same_tables(out, whole)
 
 
-def test_two_worker_dask_gives_the_same_dataset(tmp_path):
-    import logging
-
-    from dask.distributed import LocalCluster
-
+def test_two_worker_dask_gives_the_same_dataset(tmp_path, dask_cluster):
     local = T.run_tournament("raidboard", "greedy,random", players=3, n=400, seed=8,
                              workers=1, out=tmp_path / "local")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as c:
-        dask = T.run_tournament("raidboard", "greedy,random", players=3, n=400, seed=8,
-                                backend="dask", scheduler=c.scheduler_address,
-                                out=tmp_path / "dask")
+    dask = T.run_tournament("raidboard", "greedy,random", players=3, n=400, seed=8,
+                            backend="dask", scheduler=dask_cluster.scheduler_address,
+                            out=tmp_path / "dask")
     assert _stored(tmp_path / "dask") == _stored(tmp_path / "local")
     assert dask.lineups.equals(local.lineups) and dask.pairs.equals(local.pairs)
     assert dask.ratings.equals(local.ratings)

@@ -47,7 +47,7 @@ def stopped(stop: KeyboardInterrupt) -> int:
 
 def run(args) -> int:
     from vikingsim.core.console import print_json
-    from vikingsim.studies.kinds import expand
+    from vikingsim.studies.kinds import expand, write_results
     from vikingsim.studies.run import run_study
     from vikingsim.studies.spec import load_study
 
@@ -58,10 +58,13 @@ def run(args) -> int:
                         stop_when_decided=args.stop_when_decided, progress=not args.quiet)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
         return stopped(stop)
+    files = write_results(study, res.root)      # e.g. a tournament's tables, as its command
     if args.json:
-        print_json(res.to_json())
+        print_json({**res.to_json(), **({"files": [str(p) for p in files]} if files else {})})
     else:
         print(summary_table(res))
+        if files:
+            print(f"wrote {', '.join(p.name for p in files)} in {res.root}/")
     return 0
 
 

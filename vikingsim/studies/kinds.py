@@ -8,6 +8,12 @@ of its kind (everything read from the stored counts, never re-played):
 - ``report_findings(data) -> list[str]``: its findings in words, one sentence each;
 - ``report_figures(data, folder) -> list[pathlib.Path]``: its figures, written into ``folder``.
 
+and optionally, for a study file of that kind run by ``vikingsim experiment``:
+
+- ``expand_study(study)``: the file's values made into the kind's cells;
+- ``write_results(root) -> list[pathlib.Path]``: the files the kind's own command writes
+  beside the finished study folder ``root`` (the tournament's tables).
+
 A plain study file has kind "" and gets the generic page only.
 """
 #: kind -> module (imported only when a study of that kind is reported).
@@ -30,3 +36,14 @@ def expand(study):
         return study
     module = importlib.import_module(KINDS[study.kind])
     return module.expand_study(study) if hasattr(module, "expand_study") else study
+
+
+def write_results(study, root) -> list:
+    """The files the kind's own command writes beside the finished study ``root`` (the
+    module's ``write_results``), for a study file of that kind; none for the others."""
+    import importlib
+
+    if not study.kind:
+        return []
+    module = importlib.import_module(KINDS[study.kind])
+    return module.write_results(root) if hasattr(module, "write_results") else []

@@ -292,10 +292,19 @@ def tournament_study(game, policies, *, players=None, n: int = 20_000,
     lineup (``policy.<seat>`` knobs; lineups sorted by their policy indices), ``n`` games
     per cell, ``common_seeds = true``; ``[report]`` keeps the policies, seats and first
     seat. Every lineup is checked by the game's setup before any game is played."""
+    from vikingsim.studies.spec import study_from_dict
+
+    data = _tournament_data(game, policies, players=players, n=n, seed=seed, options=options)
+    if chunk_games is not None:
+        data["chunk_games"] = chunk_games
+    return study_from_dict(data, Path.cwd() / f"{data['name']}.toml")
+
+
+def _tournament_data(game, policies, *, players, n, seed, options) -> dict:
+    """The keys of :func:`tournament_study`'s study (a study file's, as a dict)."""
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import check_count
     from vikingsim.games import get
-    from vikingsim.studies.spec import study_from_dict
 
     spec = game if isinstance(game, GameSpec) else get(game)
     check_game(spec)
@@ -306,16 +315,67 @@ def tournament_study(game, policies, *, players=None, n: int = 20_000,
     distinct = sorted({lu for *_, lu in lineup_plan(len(labels), k)})
     if len(distinct) > MAX_LINEUPS:
         raise InputError(f"{len(distinct):,} lineups: at most {MAX_LINEUPS:,} (fewer policies)")
-    data = {"name": f"tournament-{spec.name}", "kind": "tournament", "game": spec.name,
+    return {"name": f"tournament-{spec.name}", "kind": "tournament", "game": spec.name,
             "title": f"{spec.name} tournament: {', '.join(labels)} ({k} players)",
             "players": k, "games": n, "seed": seed, "common_seeds": True, "rows": False,
             "options": dict(options or {}),
             "cases": [{f"policy.{s}": labels[p] for s, p in enumerate(lu)} for lu in distinct],
             "report": {"policies": labels, "players": k,
                        "first_seat": int(opts.get("first_seat", 0))}}
-    if chunk_games is not None:
-        data["chunk_games"] = chunk_games
-    return study_from_dict(data, Path.cwd() / f"{data['name']}.toml")
+
+
+# ---- a study file of kind "tournament" (vikingsim experiment FILE, studies.kinds) -----------
+def expand_study(study):
+    """A study file of kind "tournament" made into the study ``vikingsim tournament`` runs
+    from the same values: its entrants are ``policies`` (or, as in the study a run keeps,
+    ``[report] policies``), with ``players``, ``games`` (per lineup), ``seed``, ``[options]``
+    and ``chunk_games``; the file's name, title and other ``[report]`` keys are kept. No
+    ``[grid]``; ``[[cases]]`` only as the lineups themselves (the text a run keeps reads
+    back as the same study)."""
+    import tomllib
+
+    where = f"study file {study.path!r}: a kind = \"tournament\" study"
+    data = tomllib.loads(study.text)
+    report = dict(data.get("report", {}))
+    if study.grid:
+        raise InputError(f"{where} makes its cells from its policies (every lineup); drop "
+                         f"[grid]")
+    if data.get("common_seeds") is False:
+        raise InputError(f"{where} plays every lineup on common seeds; drop common_seeds = "
+                         f"false")
+    if study.stop is not None:
+        raise InputError(f"{where} plays every lineup's games (its tables need them all); "
+                         f"drop [stop]")
+    entrants = data.get("policies", report.get("policies"))
+    if entrants is None:
+        raise InputError(f"{where} names its entrants: policies = [\"a\", \"b\", ...]")
+    made = _tournament_data(study.game, entrants, players=data.get("players"), n=study.games,
+                            seed=study.seed, options=data.get("options"))
+    if "policies" in data and "policies" in report and report["policies"] != \
+            made["report"]["policies"]:
+        raise InputError(f"{where}: policies and [report] policies differ")
+    if "cases" in data and data["cases"] != made["cases"]:
+        raise InputError(f"{where} makes its cells from its policies (every lineup); drop "
+                         f"[[cases]]")
+    made.update(name=study.name, title=study.title or made["title"],
+                rows=data.get("rows", False), report={**report, **made["report"]})
+    if "chunk_games" in data:
+        made["chunk_games"] = data["chunk_games"]
+    from vikingsim.studies.spec import study_from_dict
+
+    return study_from_dict(made, Path(study.path))
+
+
+def write_results(root) -> list[Path]:
+    """The tables ``vikingsim tournament`` writes beside its study (``Tournament.write``),
+    for the finished study folder ``root`` of a tournament file run by ``vikingsim
+    experiment``; its warnings said on stderr."""
+    from vikingsim.studies.dataset import open_study
+
+    t = from_study(open_study(root))
+    for w in t.warnings:
+        warn(w)
+    return t.write(root)
 
 
 def from_study(data) -> Tournament:
