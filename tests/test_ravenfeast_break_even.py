@@ -51,10 +51,16 @@ def test_logistic_crossing_recovers_a_known_curve():
 
 
 def test_opponents_and_points():
-    assert opponent_force("bondi", 300) == ("bondi*25", 300.0)
-    assert opponent_force("jarl", 300) == ("jarl*4", 300.0)
+    assert opponent_force("bondi", 300) == ([("bondi", 25)], 300.0)
+    assert opponent_force("jarl", 300) == ([("jarl", 4)], 300.0)
     assert warband_points("fight_for_honor") == 297.0             # §10.7 preset
     assert opponent_force("fight_for_honor") == ("fight_for_honor", 297.0)
+
+
+def test_a_leader_type_opponent_keeps_one_leader():
+    # §9.3: four Jarls are one Leader and three followers (write_force_toml demotes the rest)
+    r = break_even("huskarl", ["jarl"], n=200, seed=1).iloc[0]
+    assert r["opponent_points"] == 300.0 and r["status"] in ("ok", "below_min", "above_max")
 
 
 def test_bounded_when_no_count_breaks_even():

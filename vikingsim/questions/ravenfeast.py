@@ -359,9 +359,10 @@ def warband_points(spec) -> float:
     return sum(_figure_points(k, ov) for k, ov in load_warband(spec).figures)
 
 
-def opponent_force(spec: str, budget: int = 300) -> tuple[str, float]:
-    """(warband spec, points) of an opponent: a unit type buys ``budget`` points of itself
-    (at most 32 figures, no filler: a single-type warband); anything else is a warband spec
+def opponent_force(spec: str, budget: int = 300) -> tuple:
+    """(warband, points) of an opponent: a unit type buys ``budget`` points of itself (at
+    most 32 figures, no filler: a single-type warband), returned as a force ``[(type, n)]``
+    (for :func:`write_force_toml`, which keeps one Leader); anything else is a warband spec
     taken as it is (its points may differ from ``budget``)."""
     from vikingsim.games.ravenfeast.warbands import MAX_FIGURES
 
@@ -370,7 +371,7 @@ def opponent_force(spec: str, budget: int = 300) -> tuple[str, float]:
         n = int(min(budget // PROFILES[key].points, MAX_FIGURES))
         if n < 1:
             raise InputError(f"budget {budget} buys no {key} ({PROFILES[key].points} points)")
-        return f"{key}*{n}", float(n * PROFILES[key].points)
+        return [(key, n)], float(n * PROFILES[key].points)
     return spec, warband_points(spec)
 
 
@@ -493,6 +494,8 @@ def break_even(unit: str, against, *, budget: int = 300, overrides: dict | None 
     with tempfile.TemporaryDirectory() as tmp:
         for opp_spec in against:
             opp, pts = opponent_force(opp_spec, budget)
+            if isinstance(opp, list):
+                opp = write_force_toml(opp, Path(tmp), f"opponent{len(rows)}")
             memo: dict = {}
 
             def score(k):
