@@ -149,3 +149,20 @@ def test_bad_optimal_policies_exit_2_with_one_line(cli, args, needle):
     p = cli("simulate", "ravenfeast", "-n", "10", "--quiet", *args)
     assert p.returncode == 2
     assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_stance_table_over_every_matchup():
+    # 36 ordered pairs, both seats deciding their wall and the foe's rear: the score game is
+    # zero-sum (mixed guarantees add to 1) and has a saddle point (pure = mixed), since every
+    # flag helps or hurts one side whatever the other does (§12.7); mirror pairs are fair
+    from vikingsim.games.ravenfeast.profiles import PREDEFINED
+    from vikingsim.questions.ravenfeast import duel_stance_table
+
+    pol = "optimal(choose=shield_wall+foe_rear)"
+    t = duel_stance_table(PREDEFINED, (pol, pol))
+    assert len(t) == 36
+    assert np.allclose(t.a_mixed + t.b_mixed, 1.0, atol=1e-9)
+    assert np.allclose(t.a_pure, t.a_mixed, atol=1e-9) and np.allclose(t.b_pure, t.b_mixed, atol=1e-9)
+    mirror = t[t.a == t.b]
+    assert np.allclose(mirror.a_pure, 0.5, atol=1e-9)
+    assert (t.a_choice.str.contains("foe_rear") & t.b_choice.str.contains("foe_rear")).all()

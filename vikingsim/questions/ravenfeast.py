@@ -533,3 +533,24 @@ def break_even(unit: str, against, *, budget: int = 300, overrides: dict | None 
                          "cost_hi": pts / math.exp(logk - z * se), "ratio": c / cost,
                          "dispersion": phi, "log_k_se": se})
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- best duel stances (§12.7)
+
+def duel_stance_table(types=PREDEFINED, policies=("optimal", "optimal"),
+                      options: dict | None = None) -> pd.DataFrame:
+    """For every ordered pair (a, b) of ``types``, the duel's matrix game (§12.7,
+    ``ravenfeast.duel_game``) with one policy text per seat: each seat's pure maximin choice,
+    pure and mixed guarantees, and the exact odds of the duel the two choices meet in."""
+    from vikingsim.games.ravenfeast import duel_game
+
+    rows = []
+    for a in types:
+        for b in types:
+            g = duel_game({**(options or {}), "a": a, "b": b}, policies)
+            r = g.played()
+            rows.append({"a": a, "b": b, "a_choice": g.chosen[0], "b_choice": g.chosen[1],
+                         "a_pure": g.pure[0], "a_mixed": g.mixed[0], "b_pure": g.pure[1],
+                         "b_mixed": g.mixed[1], "p_a_win": r["p_a_win"], "p_b_win": r["p_b_win"],
+                         "p_both_die": r["p_both_die"], "p_truncated": r["p_truncated"]})
+    return pd.DataFrame(rows)
