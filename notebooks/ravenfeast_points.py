@@ -492,3 +492,88 @@ tolerance of §12.4. The duel measures ignore numbers entirely (one figure a sid
 if HAVE_WARBAND:
     anchors_n = sides.loc[sides.a.str.startswith("warbands/anchor_"), "games"].iloc[0]
 answer()
+
+
+# %% [markdown]
+# ## 7. Break-even costs per matchup and against mixed warbands
+#
+# **Question** (issue 20 §3). Sections 4-6 judge each printed cost against a one-number (or
+# per-matchup) strength. Here the question is asked directly: at what points cost would a
+# warband of one type break even (score one half, draws counted half) against each other type
+# at 300 points, and against the shipped mixed warbands (`fight_for_honor`, `raiders300`,
+# `levy300`)?
+#
+# **Method** (`vikingsim.questions.ravenfeast.break_even`, the command `vikingsim breakeven`;
+# `docs/rules/ravenfeast.md` §12.8). Points act on a battle only through how many figures a
+# budget buys, so the cost is found through the count: k figures of the type fight the
+# opponent, k stepping by one from the points-equal count until the score crosses one half;
+# the counts around the crossing are fitted by a binomial logistic GLM of score on log k, whose
+# crossing k* gives the break-even cost = opponent points / k*, with a 95% delta-method interval
+# (widened by the fit's dispersion when it misfits). Every count is played with the type as
+# side a and as side b (`N_BE` battles each), because the warband engine gives side b an edge
+# (measured below). At most 32 figures a side: where 32 still lose, only an upper bound is
+# given. Small run: `N_BE` is tiny and the intervals wide.
+
+# %%
+N_BE = 100 if SMALL else 2_000
+BE_OPPONENTS = list(PREDEFINED) + ["fight_for_honor", "raiders300", "levy300"]
+be = pd.concat([P.break_even(t, BE_OPPONENTS, n=N_BE, seed=SEED).assign(unit=t)
+                for t in PREDEFINED], ignore_index=True)
+be_ratio = be.pivot(index="unit", columns="opponent", values="ratio").loc[list(PREDEFINED), BE_OPPONENTS]
+be_ratio.round(2)          # break-even cost / printed cost (nan: 32 figures still lose)
+
+# %%
+N_EDGE = 2_000 if SMALL else 20_000
+edge = simulate("ravenfeast", n=N_EDGE, seed=SEED,
+                options={"mode": "warband", "a": "hirdmen*16", "b": "hirdmen*16"}).summary
+edge_lo, edge_hi = wilson(edge["p_a_win"] * N_EDGE, N_EDGE)
+{"p_a_win": edge["p_a_win"], "p_b_win": edge["p_b_win"], "p_draw": edge["p_draw"]}
+
+
+# %%
+def be_cell(r):
+    if r.status == "ok":
+        return f"{r.cost:.1f} [{r.cost_lo:.1f}, {r.cost_hi:.1f}]"
+    if r.status == "below_min":
+        return f"below {r.opponent_points / 32:.1f}"
+    return f"above {r.opponent_points:.0f}"
+
+
+def be_answer():
+    lines = []
+    for t in PREDEFINED:
+        g = be[be.unit == t].set_index("opponent")
+        self_row = g.loc[t]
+        ok = g[(g.status == "ok") & g.index.isin(PREDEFINED) & (g.index != t)]
+        lo, hi = (ok.loc[ok.cost.idxmin()], ok.loc[ok.cost.idxmax()]) if len(ok) else (None, None)
+        span = (f"from {lo.cost:.1f} (vs {lo.name}) to {hi.cost:.1f} (vs {hi.name})"
+                if lo is not None else "nowhere within 32 figures")
+        bounded = list(g.index[g.status != "ok"])
+        mixed = "; ".join(f"{m} {be_cell(g.loc[m])}" for m in BE_OPPONENTS[len(PREDEFINED):])
+        lines.append(f"- **{t.title()}** (printed {PROFILES[t].points}): against itself "
+                     f"{be_cell(self_row)}; against the other types {span}"
+                     f"{'; only bounded against ' + ', '.join(bounded) if bounded else ''}. "
+                     f"Against the mixed warbands: {mixed}.")
+    mirror = be[(be.unit == be.opponent) & (be.status == "ok")]
+    inside = int(((mirror.cost_lo <= mirror.unit_cost) & (mirror.unit_cost <= mirror.cost_hi)).sum())
+    return Markdown(f"""
+Break-even costs in points (95% intervals; seed {SEED}, {2 * N_BE:,} battles per count):
+
+{chr(10).join(lines)}
+
+**Check**: a type against itself should break even at its own printed cost; that holds
+(printed cost inside the interval) for {inside} of the {len(mirror)} types with a fitted
+mirror cost (a type whose 300 points buy more than 32 figures meets a capped mirror, where
+only a bound is given). **Side edge**: in a mirror match of 16 Hirdmen
+a side ({N_EDGE:,} battles), side a wins {edge['p_a_win']:.3f} [{edge_lo:.3f}, {edge_hi:.3f}]
+and side b {edge['p_b_win']:.3f}, so a one-sided matrix (sections 4-5) carries that edge.
+
+**How to read it.** A cost that breaks even against one opponent but not another is the
+per-matchup spread the single-rating fit of section 4 could not describe: no one price makes a
+type even against every warband. **Rests on** the DEFAULT §12.2 profiles and §12.6 warband
+rules and policy, single-type warbands without filler, the first figure as Leader, and the
+32-figure cap.
+""")
+
+
+be_answer()

@@ -65,6 +65,7 @@ STUDY_COMMANDS = {
     "importance": "vikingsim.studies.cli_importance",
     "sensitivity": "vikingsim.studies.cli_sensitivity",
     "ladder": "vikingsim.studies.cli_ladder",
+    "breakeven": "vikingsim.studies.cli_breakeven",
 }
 
 

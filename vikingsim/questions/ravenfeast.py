@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vikingsim.core.errors import InputError
 from vikingsim.core.stats import wilson
 from vikingsim.games.ravenfeast.duel.exact import attack_distribution, solve
 from vikingsim.games.ravenfeast.profiles import PREDEFINED, PROFILES, wounds_for
@@ -171,7 +172,9 @@ def write_force_toml(force, folder: Path, name: str, overrides: dict | None = No
                 leader_done = leader_done or leader
             if k == 0:
                 for key, v in (overrides or {}).items():
-                    lines.append(f"{key} = {str(v).lower() if isinstance(v, bool) else v}")
+                    text = (str(v).lower() if isinstance(v, bool) else
+                            f'"{v}"' if isinstance(v, str) else v)
+                    lines.append(f"{key} = {text}")
     path = folder / f"{name}.toml"
     path.write_text("\n".join(lines) + "\n")
     return str(path)
@@ -327,3 +330,227 @@ def anchor_checks(base: str = "hirdmen", anchors: dict | None = None, *, budget:
                          "implied_trait_price": implied(p) - base_cost,
                          "trait_lo": implied(lo) - base_cost, "trait_hi": implied(hi) - base_cost})
     return pd.DataFrame(rows).set_index("anchor")
+
+
+# ---------------------------------------------------------------- break-even cost (§12.8)
+
+#: Games per count and side (both sides are played: see :func:`break_even`).
+BREAK_EVEN_GAMES = 2_000
+#: Counts on each side of the bracket that the logistic fit also uses.
+BREAK_EVEN_SPAN = 2
+
+
+def _figure_points(key: str, ov: dict) -> float:
+    """Printed points of a predefined type without overrides, else the §12.3 model price."""
+    from vikingsim.games.ravenfeast.profiles import apply_overrides, get_profile, price
+
+    prof_ov = {k: v for k, v in ov.items() if k != "thrall"}
+    if not prof_ov:
+        return float(get_profile(key).points)
+    p, _ = apply_overrides(get_profile(key), prof_ov)
+    return float(price(p))
+
+
+def warband_points(spec) -> float:
+    """Points of a warband spec (preset, inline list, .toml path): the sum of
+    :func:`_figure_points` over its figures (§11.2, §12.3)."""
+    from vikingsim.games.ravenfeast.warbands import load_warband
+
+    return sum(_figure_points(k, ov) for k, ov in load_warband(spec).figures)
+
+
+def opponent_force(spec: str, budget: int = 300) -> tuple:
+    """(warband, points) of an opponent: a unit type buys ``budget`` points of itself (at
+    most 32 figures, no filler: a single-type warband), returned as a force ``[(type, n)]``
+    (for :func:`write_force_toml`, which keeps one Leader); anything else is a warband spec
+    taken as it is (its points may differ from ``budget``)."""
+    from vikingsim.games.ravenfeast.warbands import MAX_FIGURES
+
+    key = str(spec).strip().lower()
+    if key in PROFILES:
+        n = int(min(budget // PROFILES[key].points, MAX_FIGURES))
+        if n < 1:
+            raise InputError(f"budget {budget} buys no {key} ({PROFILES[key].points} points)")
+        return [(key, n)], float(n * PROFILES[key].points)
+    return spec, warband_points(spec)
+
+
+def _seed_for(seed: int, k: int, side: int) -> int:
+    """Root seed of the battles at count ``k`` with the unit on ``side`` (spawn keys)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(k, side)).generate_state(1)[0])
+
+
+def _score_at(unit_file: str, opp: str, k: int, *, n: int, seed: int, options: dict,
+              threads) -> tuple[float, int]:
+    """Score (win + half of draw/truncated) of ``k`` unit figures against ``opp``, summed over
+    both sides (n battles with the unit as warband a, n as b): (score, 2n)."""
+    from vikingsim.core.runner import simulate
+
+    total = 0.0
+    for side in (0, 1):
+        ab = (unit_file, opp) if side == 0 else (opp, unit_file)
+        s = simulate("ravenfeast", n=n, seed=_seed_for(seed, k, side), threads=threads,
+                     options={**options, "mode": "warband", "a": ab[0], "b": ab[1]},
+                     warn_truncated=False).summary
+        mine = s["p_a_win"] if side == 0 else s["p_b_win"]
+        total += mine + 0.5 * (s.get("p_draw", 0.0) + s.get("p_truncated", 0.0))
+    return total / 2, 2 * n
+
+
+def _logistic_crossing(ks, scores, ns) -> tuple[float, float, float]:
+    """Binomial GLM (statsmodels) of score on log(count): (log k*, its delta-method standard
+    error, dispersion) with k* the count where the fitted score is 1/2. The covariance is
+    scaled by the Pearson dispersion when it exceeds 1 (misfit widens the interval; with two
+    residual degrees of freedom a dispersion below 1 is noise, so it never narrows it)."""
+    import statsmodels.api as sm
+
+    x = sm.add_constant(np.log(np.asarray(ks, float)))
+    y = np.asarray(scores, float)
+    fit = sm.GLM(y, x, family=sm.families.Binomial(), var_weights=np.asarray(ns, float)).fit()
+    b0, b1 = fit.params
+    phi = float(fit.pearson_chi2 / fit.df_resid) if fit.df_resid > 0 else 1.0
+    cov = np.asarray(fit.cov_params()) * max(1.0, phi)
+    grad = np.array([-1.0 / b1, b0 / b1 ** 2])
+    return -b0 / b1, float(math.sqrt(grad @ cov @ grad)), phi
+
+
+def typed_overrides(overrides: dict | None) -> dict:
+    """Profile overrides with text values (``--unit-set melee=5``) converted to the types of a
+    warband file's figure table (``warbands._TOML_TYPES``); InputError naming a bad one."""
+    from vikingsim.games.ravenfeast.profiles import OVERRIDE_KEYS
+    from vikingsim.games.ravenfeast.warbands import _TOML_TYPES
+
+    out = {}
+    for k, v in (overrides or {}).items():
+        if k not in OVERRIDE_KEYS:
+            raise InputError(f"unknown profile override {k!r}; allowed: "
+                             f"{', '.join(OVERRIDE_KEYS)}")
+        want = _TOML_TYPES[k]
+        if not isinstance(v, str):
+            out[k] = v
+        elif want is bool:
+            if v.strip().lower() not in ("true", "false"):
+                raise InputError(f"override {k}={v!r} must be true or false")
+            out[k] = v.strip().lower() == "true"
+        elif want is int:
+            try:
+                out[k] = int(v)
+            except ValueError:
+                raise InputError(f"override {k}={v!r} must be an integer") from None
+        else:
+            out[k] = v.strip()
+    return out
+
+
+def _unit_cost(unit: str, overrides: dict | None) -> float:
+    return _figure_points(unit, dict(overrides or {}))
+
+
+def break_even(unit: str, against, *, budget: int = 300, overrides: dict | None = None,
+               n: int = BREAK_EVEN_GAMES, seed: int = 20260, span: int = BREAK_EVEN_SPAN,
+               options: dict | None = None, threads: int | None = None,
+               z: float = 1.959963984540054) -> pd.DataFrame:
+    """The points cost at which a warband of ``unit`` breaks even (score 1/2) against each
+    opponent in ``against`` (unit types: ``budget`` points of that type; or warband specs,
+    e.g. ``fight_for_honor``, ``experiments/warbands/jarl300.toml``), ravenfeast §12.8.
+
+    Points act only through how many figures a budget buys, so the cost is found through the
+    count: k unit figures (``overrides`` applied to each; a single-type warband, its first
+    figure the Leader, §9.3) fight the opponent for k = 1..32. Starting at the count whose
+    points equal the opponent's, k steps until the score crosses 1/2; the counts within
+    ``span`` of the bracket are fitted by a quasi-binomial logistic GLM of score on log k
+    (statsmodels; the dispersion widens the interval when the curve misfits), whose 1/2
+    crossing k* gives the break-even cost = opponent points / k*, with a 95% delta-method
+    interval. Each count plays ``n`` battles with the unit as side a and ``n`` as side b
+    (cancelling any side edge), on their own spawned seeds (independent points, as the GLM
+    assumes). When 32 figures still lose (or one still wins), the cost is only bounded:
+    ``status`` = ``below_min`` (break-even under points/32) or ``above_max`` (over points/1),
+    cost nan.
+
+    Returns
+    -------
+    DataFrame, one row per opponent: opponent, opponent_points, unit_cost (printed or
+    model price), even_count (points-equal count), score_even (its score), counts (fitted),
+    k_star, cost, cost_lo, cost_hi, ratio (cost / unit_cost), dispersion, status, n (battles
+    per count).
+    """
+    from vikingsim.games.ravenfeast.profiles import get_profile
+    from vikingsim.games.ravenfeast.warbands import MAX_FIGURES
+
+    get_profile(unit)                                       # InputError naming the types
+    key = str(unit).strip().lower().replace(" ", "_").replace("-", "_")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InputError(f"budget={budget!r} must be a positive integer")
+    if not isinstance(n, int) or n < 1:
+        raise InputError(f"n={n!r} must be a positive integer")
+    if not isinstance(span, int) or span < 1:
+        raise InputError(f"span={span!r} must be a positive integer")
+    against = [against] if isinstance(against, str) else list(against)
+    if not against:
+        raise InputError("break_even: give at least one opponent")
+    overrides = typed_overrides(overrides)
+    cost = _unit_cost(key, overrides)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for opp_spec in against:
+            opp, pts = opponent_force(opp_spec, budget)
+            if isinstance(opp, list):
+                opp = write_force_toml(opp, Path(tmp), f"opponent{len(rows)}")
+            memo: dict = {}
+
+            def score(k):
+                if k not in memo:
+                    f = write_force_toml([(key, k)], Path(tmp), f"{key}{k}", overrides)
+                    memo[k] = _score_at(f, opp, k, n=n, seed=seed, options=options or {},
+                                        threads=threads)[0]
+                return memo[k]
+
+            even = int(min(max(round(pts / cost), 1), MAX_FIGURES))
+            k = even
+            step = 1 if score(k) < 0.5 else -1
+            while 1 <= k + step <= MAX_FIGURES and (score(k) < 0.5) == (step == 1):
+                k += step
+            lo_k, hi_k = (k - 1, k) if step == 1 else (k, k + 1)
+            row = {"opponent": opp_spec, "opponent_points": pts, "unit_cost": cost,
+                   "even_count": even, "score_even": memo[even], "n": 2 * n}
+            if score(k) < 0.5 and step == 1:
+                rows.append({**row, "status": "below_min", "counts": str(MAX_FIGURES),
+                             "k_star": math.nan, "cost": math.nan, "cost_lo": math.nan,
+                             "cost_hi": math.nan, "ratio": math.nan, "dispersion": math.nan})
+                continue
+            if score(k) >= 0.5 and step == -1:
+                rows.append({**row, "status": "above_max", "counts": "1",
+                             "k_star": math.nan, "cost": math.nan, "cost_lo": math.nan,
+                             "cost_hi": math.nan, "ratio": math.nan, "dispersion": math.nan})
+                continue
+            ks = [j for j in range(lo_k - span + 1, hi_k + span) if 1 <= j <= MAX_FIGURES]
+            sc = [score(j) for j in ks]
+            logk, se, phi = _logistic_crossing(ks, sc, [2 * n] * len(ks))
+            c = pts / math.exp(logk)
+            rows.append({**row, "status": "ok", "counts": ",".join(map(str, ks)),
+                         "k_star": math.exp(logk), "cost": c,
+                         "cost_lo": pts / math.exp(logk + z * se),
+                         "cost_hi": pts / math.exp(logk - z * se), "ratio": c / cost,
+                         "dispersion": phi, "log_k_se": se})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- best duel stances (§12.7)
+
+def duel_stance_table(types=PREDEFINED, policies=("optimal", "optimal"),
+                      options: dict | None = None) -> pd.DataFrame:
+    """For every ordered pair (a, b) of ``types``, the duel's matrix game (§12.7,
+    ``ravenfeast.duel_game``) with one policy text per seat: each seat's pure maximin choice,
+    pure and mixed guarantees, and the exact odds of the duel the two choices meet in."""
+    from vikingsim.games.ravenfeast import duel_game
+
+    rows = []
+    for a in types:
+        for b in types:
+            g = duel_game({**(options or {}), "a": a, "b": b}, policies)
+            r = g.played()
+            rows.append({"a": a, "b": b, "a_choice": g.chosen[0], "b_choice": g.chosen[1],
+                         "a_pure": g.pure[0], "a_mixed": g.mixed[0], "b_pure": g.pure[1],
+                         "b_mixed": g.mixed[1], "p_a_win": r["p_a_win"], "p_b_win": r["p_b_win"],
+                         "p_both_die": r["p_both_die"], "p_truncated": r["p_truncated"]})
+    return pd.DataFrame(rows)

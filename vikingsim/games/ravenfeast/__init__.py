@@ -26,6 +26,7 @@ from vikingsim.core.game import GameSpec
 from vikingsim.core.options import resolve
 from vikingsim.games.ravenfeast import duel, warband, warbands
 from vikingsim.games.ravenfeast.duel.exact import odds_of
+from vikingsim.games.ravenfeast.duel.optimal import OptimalPolicy
 from vikingsim.games.ravenfeast.duel.rules import DuelSetup
 from vikingsim.games.ravenfeast.options import (MODES, OPTION_MODES, OPTIONS, SIDE_DEFAULTS,
                                                 full_options, warn_inapplicable, with_sides)
@@ -116,9 +117,21 @@ def odds(options: dict) -> dict:
     return odds_of(duel.setup(opts, ["default"], 2))
 
 
+def duel_game(options: dict | None = None, policies=("optimal", "default")):
+    """The duel's matrix game (``duel/optimal.py``, §12.7) for (possibly partial) options and
+    one policy text per seat (``default`` or ``optimal(choose=..., objective=...)``)."""
+    from vikingsim.games.ravenfeast.duel import _seat_policy
+    from vikingsim.games.ravenfeast.duel.optimal import solve_game
+
+    base = duel_setup(options)
+    return solve_game(base, [_seat_policy(p) for p in policies])
+
+
 POLICIES = {
-    "default": "duel: no choices; warband: the DEFAULT policy (§12.6)",
+    "default": "duel: the stance the options give; warband: the DEFAULT policy (§12.6)",
     **{k: v for k, v in POLICY_HELP.items() if k != "default"},
+    "optimal": "duel only: the pure maximin stance over the flags in choose (exact matrix "
+               "game, §12.7): optimal(choose=shield_wall+foe_rear, objective=score|win)",
 }
 
 GAME = GameSpec(
@@ -141,7 +154,7 @@ GAME = GameSpec(
     trace=trace,
     rules_version=RULES_VERSION,
     outcomes=OUTCOMES,
-    policy_types=POLICY_TYPES,
+    policy_types={**POLICY_TYPES, "optimal": OptimalPolicy},
     invariants=invariants,
     bench_options={"mode": "duel", "a": "jarl", "b": "berserker"},
     bench_configs=({"mode": "duel", "a": "jarl", "b": "berserker"},
@@ -153,5 +166,5 @@ GAME = GameSpec(
 
 __all__ = ["GAME", "MODES", "MODE_MODULES", "OPTIONS", "OPTION_MODES", "Outcome", "PREDEFINED",
            "PROFILES", "PROFILE_NAMES", "Profile", "Rules", "SIDE_DEFAULTS", "Stance", "Stat",
-           "compile_profile", "compile_profiles", "duel_setup", "get_profile", "invariants",
+           "compile_profile", "compile_profiles", "duel_game", "duel_setup", "get_profile", "invariants",
            "odds", "price", "warband_setup", "warn_inapplicable", "wounds_for"]

@@ -26,14 +26,35 @@ _FRACTIONS = (("p_a_win", Outcome.A_WIN), ("p_b_win", Outcome.B_WIN),
               ("p_truncated", Outcome.TRUNCATED))
 
 
+#: Policies a duel seat may play: ``default`` (the stance its options give) and ``optimal``
+#: (the pure maximin stance, ``duel/optimal.py``, §12.7).
+DUEL_POLICIES = ("default", "optimal")
+
+
+def _seat_policy(text: str):
+    """One seat's policy label -> None (``default``) or its ``OptimalPolicy``."""
+    from vikingsim.core import policies as core_policies
+    from vikingsim.games.ravenfeast.duel.optimal import OptimalPolicy
+
+    name, _ = core_policies.parse(text)
+    if name not in DUEL_POLICIES:
+        raise InputError(f"mode=duel: policy {name} not allowed; allowed: "
+                         f"{', '.join(DUEL_POLICIES)}")
+    if name == "default":
+        return None
+    return core_policies.build("ravenfeast", {"optimal": OptimalPolicy}, text)
+
+
 def setup(options: dict, policies: list, players: int) -> DuelSetup:
-    """The compiled duel of resolved options; a duel makes no choices, so every seat must
-    play the ``default`` policy."""
-    bad = sorted({p for p in policies if p != "default"})
-    if bad:
-        raise InputError(f"mode=duel makes no choices: policy {', '.join(bad)} not allowed; "
-                         f"allowed: default")
-    return setup_from_options(options, from_options(Rules, options))
+    """The compiled duel of resolved options; seat 0 is figure A, seat 1 figure B. A seat
+    playing ``optimal`` picks its stance by the exact matrix game (``duel/optimal.py``)."""
+    pols = list(policies) if len(policies) == 2 else list(policies[:1]) * 2
+    seats = [_seat_policy(p) for p in pols] if pols else [None, None]
+    base = setup_from_options(options, from_options(Rules, options))
+    if all(p is None for p in seats):
+        return base
+    from vikingsim.games.ravenfeast.duel.optimal import play_optimal
+    return play_optimal(base, seats)
 
 
 def frame(setup: DuelSetup, out: dict) -> pd.DataFrame:
@@ -55,6 +76,8 @@ def summarize(setup: DuelSetup, t: dict, n: int) -> dict:
         put_fraction(s, key, int(t["outcome"][oc]), n)
     put_mean_hist(s, "mean_turns", t["turns_hist"])
     s["a"], s["b"] = setup.names
+    if any(setup.chosen):                                   # §12.7 the optimal seats' stances
+        s["a_chosen"], s["b_chosen"] = (c or "(default policy)" for c in setup.chosen)
     return s
 
 

@@ -70,6 +70,7 @@ class DuelSetup(NamedTuple):
     fated_armor: bool
     max_turns: int
     stances: tuple = (Stance(), Stance())
+    chosen: tuple = ("", "")  # per seat: stance picked by the optimal policy ('' = none; §12.7)
 
 
 def compile_duel(rules: Rules, row_a: np.ndarray, row_b: np.ndarray,

@@ -43,6 +43,10 @@ def setup(options: dict, policies: list, players: int) -> WarbandSetup:
     if players != 2:
         raise InputError(f"ravenfeast warband battles take 2 players, got {players}")
     pols = list(policies) if len(policies) == 2 else [policies[0]] * 2
+    duel_only = [p for p in pols if str(p).split("(")[0].strip() == "optimal"]
+    if duel_only:
+        raise InputError(f"policy {duel_only[0]} is a duel policy (mode=duel, §12.7); "
+                         f"mode={options['mode']} takes the warband policies")
     rules, wrules = rules_of(options)
     return compile_setup(options["a"], options["b"], rules, wrules, tuple(pols))
 
