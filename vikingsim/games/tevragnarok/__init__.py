@@ -38,7 +38,7 @@ from vikingsim.core import stats
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
-from vikingsim.games.tevragnarok import economics, invariants, kernel, reference
+from vikingsim.games.tevragnarok import economics, invariants, kernel, reference, search
 from vikingsim.games.tevragnarok.policies import (
     ACTIONS, CARDS, ELEMENTS, POLICY_HELP, POLICY_TYPES, compile_policies)
 from vikingsim.games.tevragnarok.rules import (
@@ -100,6 +100,8 @@ def allocate(s: Setup, n: int) -> dict:
 
 
 def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
+    if search.is_search(s.kinds):                 # a search seat: forward model (§4.11)
+        return search.play_block(s, g0, g1, dice_rng, pol_rng, out)
     kernel.play_block(s, g0, g1, dice_rng, pol_rng, out)
 
 
