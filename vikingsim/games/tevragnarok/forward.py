@@ -34,7 +34,7 @@ from vikingsim.games.tevragnarok.policies import PolicyKind
 from vikingsim.games.tevragnarok.rules import N_ERAS, N_GIANTS
 
 __all__ = ["State", "Clock", "new_state", "reset", "copy", "advance", "legal_options",
-           "apply", "default_option", "determinize", "encode", "decode", "RUNNING", "DECIDE",
+           "apply", "default_option", "determinize", "encode", "decode", "record", "RUNNING", "DECIDE",
            "ENDED"]
 
 #: ``advance``/``apply`` return DECIDE (``clock[ACTOR]`` must choose) or ENDED
@@ -111,7 +111,8 @@ class State(NamedTuple):
     clock: np.ndarray      # int64[N_CLOCK] where play stands, slots ``Clock``
     seen: np.ndarray       # int64[n, 9]   values of the Giants each search seat slew, as it
                            #               saw them (filled by ``apply``; PL_SLAIN_N of them)
-    pool: np.ndarray       # int64[C + n K + n n] scratch: ``determinize``'s hidden cards
+    pool: np.ndarray       # int64[C]      scratch: ``determinize``'s hidden cards
+    mark: np.ndarray       # int64[C]      scratch: 1 = card id hidden from the seat (0 after)
     gpool: np.ndarray      # int64[9]      scratch: ``determinize``'s unseen Giant values
 
 
@@ -121,8 +122,8 @@ def new_state(c, n: int) -> State:
     C = c.cards.shape[0]
     clock = np.zeros(N_CLOCK, np.int64)
     clock[Clock.ACTOR], clock[Clock.END], clock[Clock.WINNER] = -1, RUNNING, -1
-    return State(*k, clock, np.zeros((n, N_GIANTS), np.int64),
-                 np.zeros(C + n * K.MAX_HAND + n * n, np.int64), np.zeros(N_GIANTS, np.int64))
+    return State(*k, clock, np.zeros((n, N_GIANTS), np.int64), np.zeros(C, np.int64),
+                 np.zeros(C, np.int64), np.zeros(N_GIANTS, np.int64))
 
 
 @jit(nrt=False)
@@ -303,25 +304,27 @@ def apply(cf, kinds, params, st, code, dice_rng, pol_rng):
 # ---- hidden information (§4.11.2) -------------------------------------------------------------
 @jit(nrt=False)
 def _redeal_cards(cf, st, p, pol_rng):
-    """The cards p cannot see (deck, other hands, other seats' face-down battle cards),
-    shuffled together on ``pol_rng`` and dealt back into the same places (same counts)."""
+    """The cards p cannot see (the deck, the other hands, the other seats' face-down battle
+    cards), in ascending id order (so the draw depends on nothing p cannot see), shuffled on
+    ``pol_rng`` and dealt back: the deck bottom to top, the other hands clockwise from p, the
+    open battles' entries (starters clockwise from p), each place keeping its count."""
     n = st.settlers.shape[0]
-    m = 0
     for i in range(st.sc[SC_NDECK]):
-        st.pool[m] = st.deck[i]
-        m += 1
-    for t in range(1, n):                                # other seats clockwise from p
-        q = p + t if p + t < n else p + t - n
-        for i in range(st.nhand[q]):
-            st.pool[m] = st.hand[q, i]
+        st.mark[st.deck[i]] = 1
+    for q in range(n):
+        if q != p:
+            for i in range(st.nhand[q]):
+                st.mark[st.hand[q, i]] = 1
+        if st.bt[q, BT_OPEN]:
+            for j in range(st.bt[q, BT_N]):
+                if st.ent[q, j, 0] != p:
+                    st.mark[st.ent[q, j, 1]] = 1
+    m = 0
+    for c in range(st.mark.shape[0]):
+        if st.mark[c]:
+            st.pool[m] = c
+            st.mark[c] = 0
             m += 1
-    for t in range(n):                                   # open battles clockwise from p
-        s = p + t if p + t < n else p + t - n
-        if st.bt[s, BT_OPEN]:
-            for j in range(st.bt[s, BT_N]):
-                if st.ent[s, j, 0] != p:
-                    st.pool[m] = st.ent[s, j, 1]
-                    m += 1
     _shuffle(st.pool, m, pol_rng)
     m = 0
     for i in range(st.sc[SC_NDECK]):
@@ -383,6 +386,13 @@ def determinize(cf, st, p, pol_rng):
     of the Giants it slew stay; the rest is drawn again (cards first, then Giants)."""
     _redeal_cards(cf, st, p, pol_rng)
     _redeal_giants(cf, st, p, pol_rng)
+
+
+@jit(nrt=False)
+def record(cf, st, g, o):
+    """Row g of the per-game outputs ``o`` (a ``kernel.Out``) from an ended state: the
+    kernel's own ``_record``, so a game played here gives a plain game's outputs."""
+    K._record(cf, st, g, st.clock[Clock.WINNER], o)
 
 
 def is_ended(st: State) -> bool:

@@ -91,8 +91,8 @@ class Fwd:
 
 def determinize(g, p, rng):
     """§4.11.2: what seat p cannot see drawn again on ``rng``: the deck, the other hands and
-    the other seats' face-down battle cards shuffled together and dealt back into the same
-    places; then the Giant values it has not seen (the pool less its own slain) shuffled and
+    the other seats' face-down battle cards, in ascending id order, shuffled together and
+    dealt back into the same places; then the Giant values it has not seen (the pool less its own slain) shuffled and
     dealt to the board's Giants (regions ascending) and to the other seats' slain Giants."""
     n = g.n
     others = [(p + t) % n for t in range(1, n)]
@@ -102,6 +102,7 @@ def determinize(g, p, rng):
         pool += g.players[q].hand
     for b in battles:
         pool += [card for seat, card, _ in b["entries"] if seat != p]
+    pool.sort()                        # ascending ids: nothing p cannot see orders the draw
     C.shuffle(pool, rng)
     m = len(g.deck)
     g.deck[:] = pool[:m]

@@ -209,7 +209,7 @@ def _play_block(cf, kinds, params, default_row, g0, g1, dice_rng, pol_rng, st, s
                            tree_kinds, opts, root_opts, scores, tree, path, kids, counts,
                            pol_rng)
             status = forward.apply(cf, kinds, params, st, code, dice_rng, pol_rng)
-        kernel._record(cf, st, g, st.clock[Clock.WINNER], o)
+        forward.record(cf, st, g, o)
 
 
 def is_search(kinds) -> bool:
@@ -257,3 +257,109 @@ def decide(s, st, pol_rng) -> int:
     at its choice, ``forward``), for setup ``s``: tests and notebooks ask it of positions."""
     return int(_decide(s.compiled, s.kinds, s.params, default_row(), st, *scratch(s),
                        np.zeros(N_COUNTS, np.int64), pol_rng))
+
+
+# ---- vikingsim bench: decisions/s, rollouts/s, the search's own overhead ---------------------
+#: The search players ``vikingsim bench`` times (one search seat among greedy_vp seats).
+BENCH_POLICIES = ("flatmc", "ismcts")
+
+
+@jit(nrt=False)
+def _rollouts_from(cf, roll_kinds, roll_params, root, sim, opts, count, pol_rng):
+    """``count`` rollouts from ``root`` (at a choice), cycling over its legal options:
+    rollout time alone (copy, determinization and play, as in a search)."""
+    n = forward.legal_options(cf, roll_kinds, roll_params, root, opts)
+    w = 0.0
+    for r in range(count):
+        w += _rollout(cf, roll_kinds, roll_params, root, sim, opts[r % n], pol_rng)
+    return w
+
+
+def _decision_states(s, most: int, seed: int) -> list:
+    """The first ``most`` searched decision states of seed's games (the search seat's own
+    choices, made by ``decide``, so the positions are those the bench's games reach)."""
+    from vikingsim.core import rng
+
+    c, k = s.compiled, len(s.kinds)
+    dice = rng.block_generator(seed, rng.STREAM_DICE, 0)
+    pol = rng.block_generator(seed, rng.STREAM_POLICY, 0)
+    st, opts, found = forward.new_state(c, k), np.zeros(kernel.MAX_OPTS, np.int64), []
+    while len(found) < most:
+        forward.reset(c, st, dice)
+        status = forward.advance(c, s.kinds, s.params, st, dice, pol)
+        while status == DECIDE and len(found) < most:
+            if forward.legal_options(c, s.kinds, s.params, st, opts) > 1:
+                found.append(forward.State(*[a.copy() for a in st]))
+            status = forward.apply(c, s.kinds, s.params, st, decide(s, st, pol), dice, pol)
+    return found
+
+
+def _timed(fn) -> float:
+    """CPU seconds of this thread (the kernels run on it): steadier than the wall clock on a
+    shared machine."""
+    import time
+
+    t0 = time.thread_time()
+    fn()
+    return time.thread_time() - t0
+
+
+def _rollout_seconds(s, bank, count: int, pol) -> float:
+    """CPU seconds per rollout from the states of ``bank`` (``count`` each)."""
+    c, k = s.compiled, len(s.kinds)
+    sim, opts = forward.new_state(c, k), np.zeros(kernel.MAX_OPTS, np.int64)
+    kinds = np.full(k, int(PolicyKind.GREEDY_VP), np.int64)
+    params = np.tile(default_row(), (k, 1))
+
+    def run(n):
+        for root in bank:
+            _rollouts_from(c, kinds, params, root, sim, opts, n, pol)
+    run(1)
+    return (_timed(lambda: run(count)) - _timed(lambda: run(0))) / (count * len(bank))
+
+
+def bench_rows(seconds: float = 1.0, repeats: int = 3, players: int = 4) -> list[dict]:
+    """One row per search player at its default parameters, in one seat among ``greedy_vp``
+    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead =
+    (search time - rollout time) / rollout time, where search time = the games' time less that
+    of the same games with the searching seat on greedy_vp, and rollout time = rollouts played
+    x the time of one rollout from the games' own decision states, timed alone."""
+    import statistics
+
+    from vikingsim.core import config, rng
+    from vikingsim.core.options import resolve
+    from vikingsim.games.tevragnarok import GAME
+
+    opts = resolve(GAME.name, GAME.options, {})
+    plain = GAME.setup(opts, ["greedy_vp"] * players, players)
+    rows = []
+    for name in BENCH_POLICIES:
+        s = GAME.setup(opts, [name] + ["greedy_vp"] * (players - 1), players)
+
+        def play(setup, n, counts):
+            out = GAME.allocate(setup, n)
+            d = rng.block_generator(config.SEED, rng.STREAM_DICE, 0)
+            p = rng.block_generator(config.SEED, rng.STREAM_POLICY, 0)
+            if counts is None:
+                return _timed(lambda: GAME.play_block(setup, 0, n, d, p, out))
+            return _timed(lambda: play_block(setup, 0, n, d, p, out, counts))
+        n = 1
+        play(s, n, np.zeros(N_COUNTS, np.int64))                 # compile / load
+        while play(s, n, np.zeros(N_COUNTS, np.int64)) < seconds / 4 and n < 1 << 20:
+            n *= 4
+        n = max(1, int(n * seconds / max(play(s, n, np.zeros(N_COUNTS, np.int64)), 1e-9)))
+        counts = np.zeros(N_COUNTS, np.int64)
+        t_all = statistics.median(play(s, n, counts) for _ in range(repeats))
+        decisions, rollouts = (int(x) // repeats for x in counts)
+        t_plain = statistics.median(play(plain, n, None) for _ in range(repeats))
+        bank = _decision_states(s, 200, config.SEED)
+        pol = rng.block_generator(config.SEED, rng.STREAM_WARMUP, 7)
+        per = max(1, rollouts // max(decisions, 1))
+        t_roll = rollouts * statistics.median(_rollout_seconds(s, bank, min(per, 64), pol)
+                                              for _ in range(repeats))
+        rows.append({"game": GAME.name, "policy": s.policies[0], "players": players,
+                     "games": n, "games_per_s": n / t_all, "decisions_per_s": decisions / t_all,
+                     "rollouts_per_s": rollouts / t_all, "rollouts_per_decision": per,
+                     "search_s": t_all - t_plain, "rollout_s": t_roll,
+                     "overhead": (t_all - t_plain - t_roll) / t_roll})
+    return rows
