@@ -8,8 +8,9 @@ and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay
 by LLVM (``inline="llvm"``) because every real call copies the whole State and CompiledRules
 (about 400 machine words) onto the stack. Compile time: every function but ``_play_block``
 is ``internal`` (no CPython wrapper unboxing 50 arrays); numba inlines (``inline="always"``)
-only the four small bodies with one call site each that chain the block to a turn
-(``_play_game``, ``_play_era``, ``_play_card``, ``_choose``), so the whole kernel is
+only the six small bodies with one call site each in this file that chain the block to a turn
+(``_play_game``, ``_play_era``, ``_own_battle``, ``_play_card``, ``_choose``, ``_carry_out``;
+the last four are also the forward model's steps, ``forward.py``), so the whole kernel is
 optimized and emitted once, in ``_play_block``, not once per level; numba's IR inlining of
 the whole chain (before) retyped the grown Era function at every site, most of the first
 run's 60-90 s of CPU. ``docs/benchmarks.md`` has both profiles. Draws: the dice stream for every
