@@ -269,6 +269,27 @@ def test_equal_options_are_drawn_without_order_bias(policy):
     assert stats.binomtest(slays, 120, 0.5).pvalue > 0.001, slays
 
 
+def test_availability_counts_every_visit_where_an_option_is_legal():
+    """UCB1's availability of an option counts the node's visits where it was legal, tried
+    or not, in both engines: after two visits with the same two options legal, each was
+    available twice (counted from expansion, the first-expanded would have 2 and the other 1,
+    and would win every later tie of equal means: the raid board's I21-6)."""
+    m = 8
+    tree = (np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m, np.int64),
+            np.full(m, -1, np.int64), np.full(m, -1, np.int64))
+    opts, ucb, kids = np.array([16, 33], np.int64), np.zeros(2), np.zeros(2, np.int64)
+    n_nodes, root = 1, reference_search.Node()
+    for want in (16, 33):
+        o, ch, n_nodes, expanded = search._select(tree, 0, opts, 2, 1.4, n_nodes, ucb, kids,
+                                                  _gen(1))
+        r, rch, rexp = reference_search._select(root, [16, 33], 1.4, _gen(1))
+        assert o == r == want and expanded and rexp
+        tree[0][ch] += 1.0
+        rch.visits += 1.0
+    assert list(tree[2][kids]) == [2.0, 2.0]
+    assert [root.children[o].avail for o in (16, 33)] == [2.0, 2.0]
+
+
 # ---- bad input -------------------------------------------------------------------------------
 @pytest.mark.parametrize("text, words", [
     ("ismcts(budget=0)", "budget"), ("flatmc(rollouts=0)", "rollouts"),

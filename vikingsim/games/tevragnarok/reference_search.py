@@ -166,21 +166,19 @@ def flatmc(fw, seat, options, rollouts):
 
 class Node:
     def __init__(self):
-        self.children, self.visits, self.wins, self.avail = {}, 0.0, 0.0, 1.0
+        self.children, self.visits, self.wins, self.avail = {}, 0.0, 0.0, 0.0
 
 
 def _select(node, options, c, rng):
-    """(option, child, expanded): each expanded legal option's availability +1; the first
-    unexpanded option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
+    """(option, child, expanded): every legal option's availability +1 (tried or not); the
+    first untried option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
     fresh = None
     for o in options:
-        ch = node.children.get(o)
-        if ch is not None:
-            ch.avail += 1.0
-        elif fresh is None:
+        ch = node.children.setdefault(o, Node())
+        ch.avail += 1.0
+        if fresh is None and ch.visits == 0.0:
             fresh = o
     if fresh is not None:
-        node.children[fresh] = Node()
         return fresh, node.children[fresh], True
     ucb = []
     for o in options:

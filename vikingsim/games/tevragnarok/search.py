@@ -10,9 +10,9 @@ gives the same games for any thread count).
 Rollout: copy the state, ``forward.determinize`` it for the searching seat, apply the option,
 play to the end with every seat on ``greedy_vp`` (``roll_kinds``; the other seats with the
 default weights, the searcher with its own); score 1 if the searching seat won. ISMCTS keeps
-its tree in arena arrays, one entry per node: ``visits``, ``wins``, ``avail`` (times the option
-leading to it was legal at its parent since it was expanded), ``code`` (that option),
-``first`` child and ``sib`` (next sibling), -1 none; node 0 the root, at most budget + 1.
+its tree in arena arrays, one entry per (node, legal option) met: ``visits``, ``wins``,
+``avail`` (times the option leading to it was legal at its parent, tried or not), ``code``
+(that option), ``first`` child and ``sib`` (next sibling), -1 none; node 0 the root.
 """
 from __future__ import annotations
 
@@ -77,9 +77,10 @@ def _flatmc(cf, roll_kinds, roll_params, root, sim, opts, n, rollouts, scores, p
 
 @jit(inline="always", nrt=False)
 def _new_node(tree, m, code, parent):
-    """Node m for option ``code`` below ``parent`` (-1: the root), first among its siblings."""
+    """Node m for option ``code`` below ``parent`` (-1: the root), first among its siblings;
+    no visit, no availability yet."""
     visits, wins, avail, codes, first, sib = tree
-    visits[m], wins[m], avail[m], codes[m], first[m] = 0.0, 0.0, 1.0, code, -1
+    visits[m], wins[m], avail[m], codes[m], first[m] = 0.0, 0.0, 0.0, code, -1
     if parent >= 0:
         sib[m] = first[parent]
         first[parent] = m
@@ -90,6 +91,7 @@ def _new_node(tree, m, code, parent):
 
 @jit(nrt=False)
 def _child(tree, node, code):
+    """The entry of option ``code`` below ``node``, -1 none."""
     ch = tree[4][node]
     while ch >= 0 and tree[3][ch] != code:
         ch = tree[5][ch]
@@ -98,22 +100,24 @@ def _child(tree, node, code):
 
 @jit(nrt=False)
 def _select(tree, node, opts, n, c, n_nodes, ucb, kids, pol_rng):
-    """ISMCTS selection at ``node`` among the legal ``opts``: each expanded legal option's
-    availability +1; the first unexpanded option (list order) is expanded; else the best UCB1
+    """ISMCTS selection at ``node`` among the legal ``opts``: every legal option's
+    availability +1 (an entry is made for an option the first time it is legal here, tried or
+    not); the first untried option (no visit yet, list order) is expanded; else the best UCB1
     value, equals drawn on the policy stream (``_pick_best``). Returns (option, child node,
-    nodes in use, expanded)."""
+    entries in use, expanded)."""
     visits, wins, avail = tree[0], tree[1], tree[2]
     fresh = -1
     for j in range(n):
         ch = _child(tree, node, opts[j])
+        if ch < 0:
+            ch = _new_node(tree, n_nodes, opts[j], node)
+            n_nodes += 1
+        avail[ch] += 1.0
         kids[j] = ch
-        if ch >= 0:
-            avail[ch] += 1.0
-        elif fresh < 0:
+        if fresh < 0 and visits[ch] == 0.0:
             fresh = j
     if fresh >= 0:
-        ch = _new_node(tree, n_nodes, opts[fresh], node)
-        return opts[fresh], ch, n_nodes + 1, True
+        return opts[fresh], kids[fresh], n_nodes, True
     for j in range(n):
         ch = kids[j]
         ucb[j] = wins[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
@@ -225,10 +229,11 @@ def default_row() -> np.ndarray:
 
 
 def max_nodes(kinds, params) -> int:
-    """Arena size for the seats' ISMCTS budgets (1 when none)."""
+    """Arena size for the seats' ISMCTS budgets (1 when none): each of at most budget + 1
+    visited nodes holds an entry per legal option (at most ``MAX_OPTS``)."""
     b = [int(params[s, Param.BUDGET]) for s in range(len(kinds))
          if kinds[s] == PolicyKind.ISMCTS]
-    return max(b, default=0) + 1
+    return (max(b, default=0) + 1) * kernel.MAX_OPTS + 1 if b else 1
 
 
 def scratch(s) -> tuple:

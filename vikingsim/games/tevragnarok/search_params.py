@@ -24,8 +24,8 @@ from vikingsim.games.tevragnarok.policies import (
 from vikingsim.core.options import rule
 
 #: Largest budgets: rollouts per legal option (flatmc; up to 8 cards x 17 uses, §4.7) and
-#: iterations per decision (ismcts; its tree takes budget + 1 nodes)
-MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 16
+#: iterations per decision (ismcts; its tree takes up to (budget + 1) x MAX_OPTS = 144 entries)
+MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 12
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,7 @@ class ISMCTS(_Search):
     each on a fresh determinization. The tree holds the searching seat's own card choices
     (children keyed by the option: hand position, use, target); the other seats, the deck
     and the Invaders are the environment, played by the default policy. Selection: UCB1 with
-    availability counts (how often an option was legal at the node since it was first
-    expanded), ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the policy
+    availability counts (how often an option was legal at the node, tried or not), ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the policy
     stream, an untried option first (list order); one node expanded per iteration, then a
     rollout. The most visited root option is played, a tie broken on the policy stream."""
 
