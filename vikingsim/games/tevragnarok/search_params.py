@@ -19,8 +19,8 @@ from typing import ClassVar
 import numpy as np
 
 from vikingsim.games.tevragnarok.policies import (
-    Param, PolicyKind, _Valued, _face_up, _forbid, _giant, _resource, _settler, _special,
-    _valkyrie, _with_params)
+    _CLOCKWISE, Param, PolicyKind, _Valued, _face_up, _forbid, _giant, _resource, _settler,
+    _special, _valkyrie, _with_params)
 from vikingsim.core.options import rule
 
 #: Largest budgets: rollouts per legal option (flatmc; up to 8 cards x 17 uses, §4.7) and
@@ -82,7 +82,8 @@ class ISMCTS(_Search):
 SEARCH_TYPES = {"flatmc": FlatMC, "ismcts": ISMCTS}
 SEARCH_HELP = {
     "flatmc": _with_params("search: each legal card use scored by rollouts with greedy_vp "
-                           "on determinizations of the hidden cards and Giants", FlatMC),
+                           "on determinizations of the hidden cards and Giants, equal scores "
+                           "drawn on the policy stream" + _CLOCKWISE, FlatMC),
     "ismcts": _with_params("search: UCT over determinizations, budget rollouts per "
-                           "decision", ISMCTS),
+                           "decision, ties drawn on the policy stream" + _CLOCKWISE, ISMCTS),
 }
