@@ -322,6 +322,17 @@ def test_each_search_parameter_changes_games(a, b):
     assert any(not np.array_equal(x.out[k], y.out[k]) for k in x.out), (a, b)
 
 
+def test_trace_tells_the_searched_game():
+    """``trace`` of a game with a search seat narrates the game ``simulate`` plays (the
+    reference twin, searches included): the same seats take the same Giants."""
+    s = _setup(["flatmc(rollouts=1)", "giant_hunter"])
+    text = GAME.trace(s, 4, 1)
+    r = simulate("tevragnarok", 2, seed=4, players=2, policies=list(s.policies))
+    for seat in range(2):
+        assert text.count(f"seat {seat} slays") == r.out["slays"][1, seat]
+    assert "flatmc(rollouts=1)" in text
+
+
 def test_search_labels_are_canonical():
     r = simulate("tevragnarok", 2, seed=1, players=2,
                  policies=["ismcts(budget=64)", "ismcts(budget=2, c=0.5)"])

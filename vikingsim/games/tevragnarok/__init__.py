@@ -321,10 +321,15 @@ def trace(s: Setup, seed: int, game_id: int = 0) -> str:
 
     dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
     kinds, params = [int(k) for k in s.kinds], s.params.tolist()
+    if search.is_search(kinds):                  # search seats: the reference's twin (§4.11)
+        from vikingsim.games.tevragnarok.reference_search import play
+    else:
+        def play(game):
+            return game.play()
     for _ in range(offset):
-        reference.Game(s.rules, kinds, params, dice, pol).play()
+        play(reference.Game(s.rules, kinds, params, dice, pol))
     events: list[str] = []
-    reference.Game(s.rules, kinds, params, dice, pol, events=events).play()
+    play(reference.Game(s.rules, kinds, params, dice, pol, events=events))
     head = (f"tevragnarok game {game_id} of seed {seed}: {len(kinds)} players, policies "
             f"{', '.join(s.policies)}, params {s.rules.params}")
     return "\n".join([head, *events])
