@@ -38,7 +38,7 @@ from vikingsim.core import stats
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
-from vikingsim.games.tevragnarok import economics, invariants, kernel, reference
+from vikingsim.games.tevragnarok import economics, invariants, kernel, reference, search
 from vikingsim.games.tevragnarok.policies import (
     ACTIONS, CARDS, ELEMENTS, POLICY_HELP, POLICY_TYPES, compile_policies)
 from vikingsim.games.tevragnarok.rules import (
@@ -100,6 +100,8 @@ def allocate(s: Setup, n: int) -> dict:
 
 
 def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out) -> None:
+    if search.is_search(s.kinds):                 # a search seat: forward model (§4.11)
+        return search.play_block(s, g0, g1, dice_rng, pol_rng, out)
     kernel.play_block(s, g0, g1, dice_rng, pol_rng, out)
 
 
@@ -327,10 +329,15 @@ def trace(s: Setup, seed: int, game_id: int = 0) -> str:
 
     dice, pol, offset = rng.trace_streams(seed, game_id, GAME.block_games)
     kinds, params = [int(k) for k in s.kinds], s.params.tolist()
+    if search.is_search(kinds):                  # search seats: the reference's twin (§4.11)
+        from vikingsim.games.tevragnarok.reference_search import play
+    else:
+        def play(game):
+            return game.play()
     for _ in range(offset):
-        reference.Game(s.rules, kinds, params, dice, pol).play()
+        play(reference.Game(s.rules, kinds, params, dice, pol))
     events: list[str] = []
-    reference.Game(s.rules, kinds, params, dice, pol, events=events).play()
+    play(reference.Game(s.rules, kinds, params, dice, pol, events=events))
     head = (f"tevragnarok game {game_id} of seed {seed}: {len(kinds)} players, policies "
             f"{', '.join(s.policies)}, params {s.rules.params}")
     return "\n".join([head, *events])

@@ -8,8 +8,9 @@ and ``_play_card``: ``_choose``, ``_face_up`` / ``_start`` / ``_join`` / ``_slay
 by LLVM (``inline="llvm"``) because every real call copies the whole State and CompiledRules
 (about 400 machine words) onto the stack. Compile time: every function but ``_play_block``
 is ``internal`` (no CPython wrapper unboxing 50 arrays); numba inlines (``inline="always"``)
-only the four small bodies with one call site each that chain the block to a turn
-(``_play_game``, ``_play_era``, ``_play_card``, ``_choose``), so the whole kernel is
+only the six small bodies with one call site each in this file that chain the block to a turn
+(``_play_game``, ``_play_era``, ``_own_battle``, ``_play_card``, ``_choose``, ``_carry_out``;
+the last four are also the forward model's steps, ``forward.py``), so the whole kernel is
 optimized and emitted once, in ``_play_block``, not once per level; numba's IR inlining of
 the whole chain (before) retyped the grown Era function at every site, most of the first
 run's 60-90 s of CPU. ``docs/benchmarks.md`` has both profiles. Draws: the dice stream for every
@@ -1259,7 +1260,13 @@ def _play_card(cf, st, p, kinds, params, pol_rng):
     """§2.3, §3.3, §2.5: p plays the card of the chosen option."""
     kind, prm = kinds[p], params[p]
     j = _choose(cf, st, p, kind, prm, pol_rng)
-    i, use, x = st.opts[j, 0], st.opts[j, 1], st.opts[j, 2]
+    _carry_out(cf, st, p, kind, prm, st.opts[j, 0], st.opts[j, 1], st.opts[j, 2], pol_rng)
+
+
+@jit(inline="always", nrt=False, internal=True)
+def _carry_out(cf, st, p, kind, prm, i, use, x, pol_rng):
+    """p plays hand card i as ``use`` (x: the row end, starter or region): one option of
+    ``_options`` (the forward model's ``apply`` calls it too, ``forward.py``)."""
     card = st.hand[p, i]
     for t in range(i, st.nhand[p] - 1):
         st.hand[p, t] = st.hand[p, t + 1]
@@ -1299,18 +1306,25 @@ def _play_era(cf, st, kinds, params, dice_rng, pol_rng):
     s = first - 1
     for t in range(turns + n):                   # one loop: ``_resolve`` compiled once
         s = 0 if s == n - 1 else s + 1           # seat (first + t) % n
-        if st.bt[s, BT_OPEN]:                    # §2.5: a player's own battle resolves first
-            if t < turns or cf.ri[S.LAST_BATTLES_RESOLVE]:
-                _resolve(cf, st, s, kinds, params, dice_rng, pol_rng)
-            else:                                # still open at the Era's end (§4.7)
-                st.bt[s, BT_OPEN] = 0
-                _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], st.bt[s, BT_PRIZE])
-                for j in range(st.bt[s, BT_N]):
-                    _discard(st, st.ent[s, j, 1])
+        _own_battle(cf, st, s, t < turns, kinds, params, dice_rng, pol_rng)
         if t < turns:
             _play_card(cf, st, s, kinds, params, pol_rng)
     _cleanup(cf, st)
     st.sc[SC_OPENER] = _next_opener(cf, st, first)
+
+
+@jit(inline="always", nrt=False, internal=True)
+def _own_battle(cf, st, s, in_turns, kinds, params, dice_rng, pol_rng):
+    """§2.5: seat s's own open battle resolves at the start of its turn; one still open at
+    the Era's end (``in_turns`` false) resolves or returns its prize (``last_battles``, §4.7)."""
+    if st.bt[s, BT_OPEN]:
+        if in_turns or cf.ri[S.LAST_BATTLES_RESOLVE]:
+            _resolve(cf, st, s, kinds, params, dice_rng, pol_rng)
+        else:
+            st.bt[s, BT_OPEN] = 0
+            _return_prize(st, st.bt[s, BT_ROW], st.bt[s, BT_END], st.bt[s, BT_PRIZE])
+            for j in range(st.bt[s, BT_N]):
+                _discard(st, st.ent[s, j, 1])
 
 
 @jit(nrt=False, internal=True)

@@ -25,6 +25,8 @@ class PolicyKind(IntEnum):
     GIANT_HUNTER = 1
     NO_GIANTS = 2
     RANDOM_LEGAL = 3
+    FLATMC = 4          # search players (search_params.py, search.py): from FLATMC up; every
+    ISMCTS = 5          # choice but the card of a turn as greedy_vp (the kernel's branches)
 
 
 class Param(IntEnum):
@@ -37,6 +39,8 @@ class Param(IntEnum):
     GIANT_WEIGHT = 4
     SPECIAL_BONUS = 5
     FORBID = 6                  # bit mask of the forbidden elements (``forbid_mask``)
+    BUDGET = 7                  # search players: rollouts per option / iterations per decision
+    UCB_C = 8                   # ismcts: the UCB1 exploration constant
 
 
 N_PARAMS = len(Param)
@@ -188,6 +192,12 @@ POLICY_HELP = {
     "random_legal": "uniform over the legal options (the policy stream); a Smite's victim "
                     "ties clockwise from the acting seat",
 }
+
+
+from vikingsim.games.tevragnarok.search_params import SEARCH_HELP, SEARCH_TYPES  # noqa: E402
+
+POLICY_TYPES.update(SEARCH_TYPES)
+POLICY_HELP.update(SEARCH_HELP)
 
 
 #: §4.5 sensitivity presets of the invented policy weights: greedy_vp with every VP weight

@@ -669,9 +669,24 @@ class Game:
         self.say(f"  seat {pl.seat} joins the battle of seat {starter}")
 
     def turn(self, pl):
-        if pl.seat in self.battles:
-            self.resolve(pl.seat)
-        i, use, x = self.choose(pl)
+        self.own_battle(pl.seat, True)
+        self.carry_out(pl, self.choose(pl))
+
+    def own_battle(self, seat, in_turns):
+        """§2.5: the seat's own open battle resolves at the start of its turn; one still open
+        at the Era's end (``in_turns`` false) resolves or returns its prize (§4.7)."""
+        if seat not in self.battles:
+            return
+        if in_turns or self.rules.last_battles == "resolve":
+            self.resolve(seat)
+        else:
+            b = self.battles.pop(seat)
+            self.return_prize(b)
+            self.discard.extend(card for _, card, _ in b["entries"])
+
+    def carry_out(self, pl, option):
+        """``pl`` plays the option (hand position, use, x) of ``options``."""
+        i, use, x = option
         card = pl.hand.pop(i)
         if use == FACE_UP:
             self.face_up(pl, card)
@@ -804,13 +819,7 @@ class Game:
                 self.say(f"-- era {self.era + 1}, seat {s}: res {self.players[s].res}")
                 self.turn(self.players[s])
         for s in order:
-            if s in self.battles:
-                if self.rules.last_battles == "resolve":
-                    self.resolve(s)
-                else:
-                    b = self.battles.pop(s)
-                    self.return_prize(b)
-                    self.discard.extend(card for _, card, _ in b["entries"])
+            self.own_battle(s, False)
         self.cleanup()
         self.chieftain = self.next_chieftain(order)
 
@@ -893,6 +902,9 @@ def play_block(setup, g0, g1, dice_rng, pol_rng, out):
     """Reference twin of the kernel's block: same rows, same draws."""
     kinds = [int(k) for k in setup.kinds]
     params = setup.params.tolist()
+    if max(kinds) >= PolicyKind.FLATMC:          # a search seat (reference_search.py)
+        from vikingsim.games.tevragnarok import reference_search
+        return reference_search.play_block(setup, g0, g1, dice_rng, pol_rng, out)
     for g in range(g0, g1):
         game = Game(setup.rules, kinds, params, dice_rng, pol_rng)
         record(game, g, out, game.play())
