@@ -63,3 +63,63 @@ def choose() -> str | None:
         print(f"vikingsim: the package folder {PACKAGE} is not writable: compiled kernels "
               f"are cached in {folder}", file=sys.stderr)
     return str(folder)
+
+
+# --- Stale kernels (numba caches per function file) -------------------------------------------
+# numba checks a cached kernel only against the stamp (mtime, size) of the file that defines
+# it: a kernel that calls or inlines code from another file (search.py calling kernel.py and
+# forward.py) keeps the old machine code after that other file changes. So the whole package's
+# stamp is kept beside the cache, and when any source file changed every vikingsim kernel is
+# dropped and compiled afresh. Written by hand: numba has no option for it (its pull requests
+# #8396 / #9563, "Extend cache invalidation to include changes in other files", are not merged).
+
+#: name of the stamp file kept in the cache folder
+STAMP_NAME = "vikingsim-sources.stamp"
+
+
+def sources_stamp(folder: Path = PACKAGE) -> str:
+    """One text naming every ``.py`` file of the package with its mtime and size (numba's own
+    stamp, taken package-wide; reading the stats of ~120 files costs about a millisecond)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(folder)}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return h.hexdigest()
+
+
+def drop_stale(chosen: str | None, folder: Path = PACKAGE) -> int:
+    """Delete every cached kernel (``*.nbi`` index, ``*.nbc`` data) of the package when any
+    of its source files changed since the stamp was written, then write the new stamp.
+    ``chosen`` is what :func:`choose` returned: the per-user folder, or None (numba's default
+    ``__pycache__`` beside the sources). A ``NUMBA_CACHE_DIR`` the user set is left alone (it
+    may hold other programs' kernels). Returns how many files were deleted. A process that
+    loses a race with another one only recompiles: numba treats a vanished file as a miss."""
+    if chosen is None and os.environ.get("NUMBA_CACHE_DIR"):
+        return 0
+    root = Path(chosen) if chosen else folder / "__pycache__"
+    stamp_file = root / STAMP_NAME
+    stamp = sources_stamp(folder)
+    try:
+        if stamp_file.read_text() == stamp:
+            return 0
+    except OSError:
+        pass
+    base = Path(chosen) if chosen else folder
+    dropped = 0
+    for pattern in ("*.nbi", "*.nbc"):
+        for path in base.rglob(pattern):
+            try:
+                path.unlink()
+                dropped += 1
+            except OSError:
+                pass
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = root / f".{STAMP_NAME}.{os.getpid()}.tmp"
+        tmp.write_text(stamp)
+        os.replace(tmp, stamp_file)
+    except OSError:
+        pass                           # not writable: numba cannot cache there either
+    return dropped

@@ -5,7 +5,7 @@ or a per-user folder when the package folder is not writable)."""
 from vikingsim.core import cache, config
 
 if not config.DISABLE_JIT:
-    cache.choose()
+    cache.drop_stale(cache.choose())
 
 import numba  # noqa: E402  (after cache.choose: numba reads NUMBA_CACHE_DIR when imported)
 
