@@ -118,3 +118,163 @@ def test_same_seed_same_games_for_any_thread_count():
         np.testing.assert_array_equal(one.out[key], chunked.out[key], err_msg=key)
     for key in one.out:
         np.testing.assert_array_equal(one.out[key], two.out[key], err_msg=key)
+
+
+# ---- positions with a known best move --------------------------------------------------------
+def _position(s, actor, rnd, hand, raids, raid_row, seed=0):
+    """Kernel state and reference game at ``actor``'s Secret Plan of Spring round ``rnd``
+    (First Player seat 0, so its turn index is its seat; the seats before it have planned
+    Defend, which the determinization redoes). Every seat's deck holds 10 Coins (the other
+    seats' hands: 5 of them), discards and Bury piles are empty; ``hand`` is the actor's hand,
+    ``raids[seat]`` its Raid pile; the Raid Row is ``raid_row``, the Raid deck empty."""
+    n = len(s.kinds)
+    game = reference.Game(s, 0, _gen(seed, rng.STREAM_DICE), _gen(seed))
+    game.round, game.first = rnd, 0
+    for pl in game.players:
+        pl.deck, pl.discard, pl.bury, pl.play = [COIN] * 10, [], [], []
+        pl.hand = list(hand) if pl.seat == actor else [COIN] * 5
+        pl.raid = list(raids.get(pl.seat, []))
+        pl.action, pl.target = reference.DEFEND, -1
+    game.raid_row, game.raid_deck = list(raid_row), []
+    w = state.pack(game, s)
+    st = forward.new_state(s, n)
+    for name in ("pp", "pn", "fl", "ps", "sh", "shn", "rows", "supply", "box", "gs"):
+        getattr(st, name)[...] = w[name]
+    st.clock[Clock.ROUND], st.clock[Clock.TURN], st.clock[Clock.ACTOR] = rnd, actor, actor
+    return st, game
+
+
+def _code(action, target):
+    return int(forward.encode(action, target))
+
+
+def _both_choices(s, actor, seed, **position):
+    st, game = _position(s, actor, **position)
+    k = search.decide(s, st, _gen(seed))
+    game.pol = _gen(seed)
+    r = _code(*reference_search.choose(game, game.players[actor], actor))
+    return k, r
+
+
+HAND = [LONGBOAT] + [BERSERKER] * 4          # Power 12 + Base Attack 2 = 14 (§3.5)
+
+
+@pytest.mark.parametrize("policy", ["flatmc(rollouts=16)", "ismcts(budget=64)"])
+@pytest.mark.parametrize("actor", [0, 2])
+def test_a_forced_win_is_found_by_either_seat(policy, actor):
+    """Three players; round 5 of 6 (``max_rounds`` = 6). The actor and seat b = the next seat
+    hold 4 Raid cards (Lindisfarne, Defense 3, Legend 2) each, the third seat none; the Raid
+    Row and deck are empty; every deck is Coins. Attacking b (Power 14 >= b's Defense 5 + 3,
+    §8.2.3) pillages b's card: the actor reaches 5 Raid cards, the game ends this round (§9.1)
+    and the actor leads (Legend 10 + a Treasure against 6 and 0): a sure win. Every other plan
+    leaves everyone at most 4 Raid cards through round 6 (the Coin hands cannot raid or
+    pillage), a truncated game: no win. Both search players find Attack b from either seat,
+    kernel and reference alike (6 seeds each)."""
+    s = _setup([policy] * 3, max_rounds=6)
+    b = (actor + 1) % 3
+    raids = {actor: [LINDISFARNE] * 4, b: [LINDISFARNE] * 4}
+    for seed in range(6):
+        k, r = _both_choices(s, actor, seed, rnd=5, hand=HAND, raids=raids,
+                             raid_row=[EMPTY] * 5)
+        assert k == r == forward.OPT_ATTACK + b, (seed, k, r)
+
+
+@pytest.mark.parametrize("policy", ["flatmc(rollouts=8)", "ismcts(budget=32)"])
+@pytest.mark.parametrize("actor", [0, 1])
+def test_equal_options_are_drawn_without_bias(policy, actor):
+    """Three players; round 5 of 6. The actor holds 4 Raid cards, the others none; the Raid
+    Row holds one card (Lindisfarne, Defense 3) and the Raid deck is empty. Lone Raid (§8.4)
+    and Raid Party (§8.3: the actor is the only eligible Earl, and no invitee fits its one
+    Longboat) both take it with Power 14: 5 Raid cards, the game ends, the actor wins; Defend
+    and the two Attacks leave the game to be truncated after round 6 (no Coin hand can raid).
+    So the two winning options score the same and the tie is drawn on the policy stream:
+    over 200 seeds each is chosen about half the time (two-sided binomial test at 0.001:
+    a fair draw fails it once in 1,000 runs; a choice always of the lower code fails at
+    once), and never a losing plan. The reference twin agrees on the first 12 seeds."""
+    s = _setup([policy] * 3, max_rounds=6)
+    pos = dict(rnd=5, hand=HAND, raids={actor: [LINDISFARNE] * 4},
+               raid_row=[LINDISFARNE] + [EMPTY] * 4)
+    picks = []
+    for seed in range(200):
+        st, game = _position(s, actor, **pos)
+        k = search.decide(s, st, _gen(seed))
+        if seed < 12:
+            game.pol = _gen(seed)
+            assert k == _code(*reference_search.choose(game, game.players[actor], actor))
+        assert k in (forward.OPT_LONE, forward.OPT_PARTY), (seed, k)
+        picks.append(k)
+    lone = picks.count(forward.OPT_LONE)
+    assert stats.binomtest(lone, 200, 0.5).pvalue > 0.001, lone
+
+
+# ---- hidden information ----------------------------------------------------------------------
+def _flat_scores(s, st, seed, rollouts=6):
+    """flatmc's win counts per option at ``st`` (the compiled player's own ``_flatmc``)."""
+    real, roll, _ = search.seat_tuples(s)
+    sim, opts = search.scratch(s)[0], np.zeros(forward.N_OPTIONS, np.int64)
+    n = forward.legal_options(st, opts)
+    scores = np.zeros(forward.N_OPTIONS)
+    search._flatmc(forward.rules_of(s.compiled), roll, st, sim, opts, n, rollouts, scores,
+                   _gen(seed))
+    return scores[:n].copy()
+
+
+def _permute(st, rng, seat, pile, lo=0):
+    m = st.pn[seat, pile]
+    st.pp[seat, pile, lo:m] = rng.permutation(st.pp[seat, pile, lo:m])
+
+
+def test_the_search_does_not_read_what_its_seat_cannot_see():
+    """Positions that differ only in what the actor (seat 0) cannot see give the same
+    rollout scores, option by option, on the same seed: seat 1's and seat 2's cards dealt
+    differently between hand and deck, the actor's deck order, the Viking deck order, the
+    Treasure pile under its top card and the Raid deck order (§2.2, §15.3: each is sorted and
+    shuffled again). Changing what the actor sees (its hand) changes them: the scores do read
+    the position. Fails if a determinization kept any hidden order (e.g. skipped seat 1's
+    redeal)."""
+    s = _setup(["flatmc", "hints", "hints"], max_rounds=9)
+    base, _ = _position(s, 0, rnd=5, hand=HAND, raids={0: [LINDISFARNE] * 3},
+                        raid_row=[LINDISFARNE, 30, 31, EMPTY, EMPTY])
+    for seat in (1, 2):                         # mixed hands and decks to redeal
+        base.pp[seat, kernel.DECK, :10] = [BERSERKER, LONGBOAT] * 2 + [COIN] * 6
+    base.pp[0, kernel.DECK, :10] = [BERSERKER, 6, 9, LONGBOAT] + [COIN] * 6
+    base.sh[forward.RDECK, :4] = [32, 33, 36, 37]
+    base.shn[forward.RDECK] = 4
+    want = _flat_scores(s, base, 3)
+    for variant in range(4):
+        st, _ = _position(s, 0, rnd=5, hand=HAND, raids={0: [LINDISFARNE] * 3},
+                          raid_row=[LINDISFARNE, 30, 31, EMPTY, EMPTY])
+        forward.copy(base, st)
+        r = np.random.default_rng(variant)
+        for seat in (1, 2):                     # the same 15 cards, split otherwise
+            cards = r.permutation(np.concatenate([st.pp[seat, kernel.HAND, :5],
+                                                  st.pp[seat, kernel.DECK, :10]]))
+            st.pp[seat, kernel.HAND, :5], st.pp[seat, kernel.DECK, :10] = cards[:5], cards[5:]
+        _permute(st, r, 0, kernel.DECK)
+        for pile in (forward.VDECK, forward.RDECK):
+            m = st.shn[pile]
+            st.sh[pile, :m] = r.permutation(st.sh[pile, :m])
+        m = st.shn[forward.TREAS]
+        st.sh[forward.TREAS, :m - 1] = r.permutation(st.sh[forward.TREAS, :m - 1])
+        np.testing.assert_array_equal(_flat_scores(s, st, 3), want, err_msg=str(variant))
+    base.pp[0, kernel.HAND, 1:5] = COIN                 # what it sees: another hand
+    assert not np.array_equal(_flat_scores(s, base, 3), want)
+
+
+# ---- bad input -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, words", [
+    ("ismcts(budget=0)", "budget"), ("flatmc(rollouts=0)", "rollouts"),
+    ("ismcts(depth=3)", "no parameter 'depth'"), ("flatmc(forbid=coin)", "no parameter"),
+    ("ismcts(c=-1)", "c")])
+def test_bad_search_parameters_are_one_line(text, words, cli):
+    with pytest.raises(InputError, match=words):
+        simulate("raidconquer", 10, players=2, policies=text)
+    p = cli("simulate", "raidconquer", "-n", "10", "--policy", text)
+    assert p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_search_labels_are_canonical():
+    r = simulate("raidconquer", 4, seed=1, players=2,
+                 policies=["ismcts(budget=64)", "ismcts(budget=2, c=0.5)"])
+    assert r.summary["policies"] == ["ismcts", "ismcts(budget=2, c=0.5)"]
+    assert r.manifest["policies"] == r.summary["policies"]

@@ -262,13 +262,33 @@ def default_option(rules, st, params_row, pol):
 
 
 @jit(nrt=False)
+def _sort(cards, n):
+    """Sort ``cards[:n]`` by card id (insertion sort; piles are short)."""
+    for a in range(1, n):
+        x = cards[a]
+        b = a - 1
+        while b >= 0 and cards[b] > x:
+            cards[b + 1] = cards[b]
+            b -= 1
+        cards[b + 1] = x
+
+
+@jit(nrt=False)
+def _reshuffle(cards, n, pol):
+    """§15.3: ``cards[:n]`` sorted, then shuffled: the result depends on which cards they
+    are, never on the order they were in (which the searching seat cannot see)."""
+    _sort(cards, n)
+    _shuffle(cards, n, pol)
+
+
+@jit(nrt=False)
 def _redeal(pp, pn, q, pol):
     """Seat q's hand and deck shuffled together and the hand dealt again (same size) from
     the top (§15.3)."""
     nh, nd = pn[q, HAND], pn[q, DECK]
     for h in range(nh):
         pp[q, DECK, nd + h] = pp[q, HAND, h]
-    _shuffle(pp[q, DECK], nd + nh, pol)
+    _reshuffle(pp[q, DECK], nd + nh, pol)
     for h in range(nh):
         pp[q, HAND, h] = pp[q, DECK, nd + nh - 1 - h]
     pn[q, DECK] = nd
@@ -277,7 +297,8 @@ def _redeal(pp, pn, q, pol):
 @jit(nrt=False)
 def determinize(rules, st, params_row, pol):
     """One sample of what ``clock[ACTOR]`` cannot see, consistent with what it saw (§2.2,
-    §15.3), on the policy stream in this order: its own deck order; each other seat (seat
+    §15.3), on the policy stream in this order, each pile sorted by card id first
+    (``_reshuffle``, so the sample depends only on what the seat saw): its own deck order; each other seat (seat
     order) its hand and deck shuffled together and the hand redealt; the Viking deck; the
     Treasure pile under its face-up top card; the Raid deck. Then the Secret Plans already
     made this round by the seats before it in turn order (hidden, §6.2) are made again by
@@ -285,14 +306,14 @@ def determinize(rules, st, params_row, pol):
     ri, card, alt, alt_n, base_att, base_def = rules
     me = st.clock[Clock.ACTOR]
     n = st.pn.shape[0]
-    _shuffle(st.pp[me, DECK], st.pn[me, DECK], pol)
+    _reshuffle(st.pp[me, DECK], st.pn[me, DECK], pol)
     for q in range(n):
         if q != me:
             _redeal(st.pp, st.pn, q, pol)
-    _shuffle(st.sh[VDECK], st.shn[VDECK], pol)
+    _reshuffle(st.sh[VDECK], st.shn[VDECK], pol)
     if st.shn[TREAS] > 1:
-        _shuffle(st.sh[TREAS], st.shn[TREAS] - 1, pol)
-    _shuffle(st.sh[RDECK], st.shn[RDECK], pol)
+        _reshuffle(st.sh[TREAS], st.shn[TREAS] - 1, pol)
+    _reshuffle(st.sh[RDECK], st.shn[RDECK], pol)
     for i in range(st.clock[Clock.TURN]):
         s = kernel._turn_seat(st.gs[GS_FIRST], i, n)
         act, tgt = kernel._plan(ri, card, alt, base_att, PolicyKind.SCRIPTED, params_row, s, n,

@@ -55,24 +55,29 @@ def clone(game, search_seat=None):
     return g
 
 
+def _reshuffled(cards, rng):
+    """The cards sorted by id, then shuffled (never their unseen order, §15.3)."""
+    out = sorted(cards)
+    piles.shuffle(out, rng)
+    return out
+
+
 def determinize(g, seat, i):
-    """§15.3, in ``forward.determinize``'s order on ``g.pol``: own deck; each other seat's
+    """§15.3, in ``forward.determinize``'s order on ``g.pol``, each pile sorted first: own
+    deck; each other seat's
     hand + deck shuffled and the hand redealt; Viking deck; Treasure pile under its top;
     Raid deck; then the earlier Secret Plans of the round made again by ``hints``."""
     me = g.players[seat]
-    piles.shuffle(me.deck, g.pol)
+    me.deck = _reshuffled(me.deck, g.pol)
     for pl in g.players:
         if pl is not me:
-            pool = pl.deck + pl.hand
-            piles.shuffle(pool, g.pol)
+            pool = _reshuffled(pl.deck + pl.hand, g.pol)
             pl.hand = [pool.pop() for _ in range(len(pl.hand))]
             pl.deck = pool
-    piles.shuffle(g.vdeck, g.pol)
+    g.vdeck = _reshuffled(g.vdeck, g.pol)
     if len(g.treasure) > 1:
-        under = g.treasure[:-1]
-        piles.shuffle(under, g.pol)
-        g.treasure[:-1] = under
-    piles.shuffle(g.raid_deck, g.pol)
+        g.treasure = _reshuffled(g.treasure[:-1], g.pol) + g.treasure[-1:]
+    g.raid_deck = _reshuffled(g.raid_deck, g.pol)
     for pl in g.order()[:i]:
         pl.action, pl.target = g.plan(pl)
 
