@@ -175,7 +175,8 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3, options: dict |
 
 
 #: game -> module with ``bench_rows(seconds, repeats)`` for its search players.
-SEARCH_BENCH = {"raidboard": "vikingsim.games.raidboard.search"}
+SEARCH_BENCH = {"raidboard": "vikingsim.games.raidboard.search",
+                "raidconquer": "vikingsim.games.raidconquer.search"}
 
 
 def bench_search(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:

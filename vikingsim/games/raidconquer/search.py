@@ -263,3 +263,111 @@ def decide(s, st, pol_rng) -> int:
     real, roll, tk = seat_tuples(s)
     return int(_decide(forward.rules_of(s.compiled), real, roll, tk, s.search, st,
                        *scratch(s), np.zeros(2, np.int64), pol_rng))
+
+
+# ---- vikingsim bench: decisions/s, rollouts/s, the search's own overhead ---------------------
+#: The search players ``vikingsim bench`` times (one search seat among ``hints`` seats).
+BENCH_POLICIES = ("flatmc", "ismcts")
+
+
+@jit(nrt=False)
+def _rollouts_from(rules, roll, root, sim, opts, count, pol):
+    """``count`` rollouts from ``root`` (a decision), cycling over its options: rollout time
+    alone."""
+    n = forward.legal_options(root, opts)
+    w = 0.0
+    for r in range(count):
+        w += _rollout(rules, roll, root, sim, opts[r % n], pol)
+    return w
+
+
+def _decision_states(s, most: int, seed: int) -> list:
+    """The first ``most`` decision states of seed's games (the search seat's own Secret Plans,
+    made by ``decide``, so the positions are those the bench's games reach)."""
+    from vikingsim.core import rng
+
+    rules, k = forward.rules_of(s.compiled), len(s.kinds)
+    kinds, params, bscore, fb = seat_tuples(s)[0]
+    dice = rng.block_generator(seed, rng.STREAM_DICE, 0)
+    pol = rng.block_generator(seed, rng.STREAM_POLICY, 0)
+    st, found, g = forward.new_state(s, k), [], 0
+    while len(found) < most:
+        forward.reset(rules, st, k, g, dice)
+        g += 1
+        status = forward.advance(rules, kinds, params, bscore, fb, st, dice, pol)
+        while status == END_DECIDE and len(found) < most:
+            found.append(forward.State(*[a.copy() for a in st]))
+            status = forward.apply(rules, kinds, params, bscore, fb, st, decide(s, st, pol),
+                                   dice, pol)
+    return found
+
+
+def _timed(fn) -> float:
+    """CPU seconds of this thread (the kernels run on it): steadier than the wall clock on a
+    shared machine."""
+    import time
+
+    t0 = time.thread_time()
+    fn()
+    return time.thread_time() - t0
+
+
+def _rollout_seconds(s, bank, count: int, pol) -> float:
+    """CPU seconds per rollout from the states of ``bank`` (``count`` each), less the cost of
+    calling in from Python (the same calls with no rollout)."""
+    rules, k = forward.rules_of(s.compiled), len(s.kinds)
+    roll = seat_tuples(s)[1]
+    sim, opts = forward.new_state(s, k), np.zeros(N_OPTIONS, np.int64)
+
+    def run(c):
+        for root in bank:
+            _rollouts_from(rules, roll, root, sim, opts, c, pol)
+    run(1)
+    return (_timed(lambda: run(count)) - _timed(lambda: run(0))) / (count * len(bank))
+
+
+def bench_rows(seconds: float = 1.0, repeats: int = 3, players: int = 4) -> list[dict]:
+    """One row per search player at its default parameters, in one seat among ``hints``
+    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead =
+    (search time - rollout time) / rollout time, where search time = the games' time less that
+    of the same games with the searching seat on hints, and rollout time = rollouts played x
+    the time of one rollout from the games' own decision states, timed alone."""
+    import statistics
+
+    from vikingsim.core import config, rng
+    from vikingsim.core.options import resolve
+    from vikingsim.games.raidconquer import GAME
+
+    opts = resolve(GAME.name, GAME.options, {})
+    plain = GAME.setup(opts, ["hints"] * players, players)
+    rows = []
+    for name in BENCH_POLICIES:
+        s = GAME.setup(opts, [name] + ["hints"] * (players - 1), players)
+
+        def play(setup, n, counts):
+            out = GAME.allocate(setup, n)
+            d = rng.block_generator(config.SEED, rng.STREAM_DICE, 0)
+            p = rng.block_generator(config.SEED, rng.STREAM_POLICY, 0)
+            if counts is None:
+                return _timed(lambda: GAME.play_block(setup, 0, n, d, p, out))
+            return _timed(lambda: play_block(setup, 0, n, d, p, out, counts=counts))
+        n = 2
+        play(s, n, np.zeros(2, np.int64))                        # compile / load
+        while play(s, n, np.zeros(2, np.int64)) < seconds / 4 and n < 1 << 20:
+            n *= 4
+        n = max(2, int(n * seconds / max(play(s, n, np.zeros(2, np.int64)), 1e-9)))
+        counts = np.zeros(2, np.int64)
+        t_all = statistics.median(play(s, n, counts) for _ in range(repeats))
+        decisions, rollouts = (int(x) // repeats for x in counts)
+        t_plain = statistics.median(play(plain, n, None) for _ in range(repeats))
+        bank = _decision_states(s, 200, config.SEED)
+        pol = rng.block_generator(config.SEED, rng.STREAM_WARMUP, 7)
+        per = max(1, rollouts // max(decisions, 1))
+        t_roll = rollouts * statistics.median(_rollout_seconds(s, bank, per, pol)
+                                              for _ in range(repeats))
+        rows.append({"game": GAME.name, "policy": s.policies[0], "players": players,
+                     "games": n, "games_per_s": n / t_all, "decisions_per_s": decisions / t_all,
+                     "rollouts_per_s": rollouts / t_all, "rollouts_per_decision": per,
+                     "search_s": t_all - t_plain, "rollout_s": t_roll,
+                     "overhead": (t_all - t_plain - t_roll) / t_roll})
+    return rows
