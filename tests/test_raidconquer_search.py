@@ -278,3 +278,15 @@ def test_search_labels_are_canonical():
                  policies=["ismcts(budget=64)", "ismcts(budget=2, c=0.5)"])
     assert r.summary["policies"] == ["ismcts", "ismcts(budget=2, c=0.5)"]
     assert r.manifest["policies"] == r.summary["policies"]
+
+
+def test_bench_has_a_line_per_search_player():
+    """Plumbing only (figures come from ``vikingsim bench``, never from tests)."""
+    from vikingsim import bench
+
+    rows = bench.bench_search(["raidconquer"], seconds=0.02, repeats=1)
+    assert [r["policy"] for r in rows] == ["flatmc", "ismcts"]
+    for r in rows:
+        assert r["decisions_per_s"] > 0 and r["rollouts_per_s"] > r["decisions_per_s"]
+        assert np.isfinite(r["overhead"]) and r["rollout_s"] > 0
+    assert "| raidconquer | ismcts, 4 players |" in bench.markdown_search(rows)
