@@ -78,11 +78,16 @@ def test_forward_model_replays_the_kernel_game(options):
 
 
 def test_legal_options_are_every_plan():
-    """§6.2: Defend, Lone Raid, Raid Party, then Attack each opponent (seat order)."""
+    """§6.2: Defend, Lone Raid, Raid Party, then Attack each opponent clockwise from the
+    actor (codes 3 + seat), the order untried options are expanded in (never by seat
+    number)."""
     s = _setup(["flatmc"] * 4)
     st, out = forward.new_state(s, 4), np.zeros(forward.N_OPTIONS, np.int64)
-    st.clock[Clock.ACTOR] = 2
-    assert list(out[:forward.legal_options(st, out)]) == [0, 1, 2, 3, 4, 6]
+    for actor, attacks in ((2, [6, 3, 4]), (0, [4, 5, 6])):
+        st.clock[Clock.ACTOR] = actor
+        assert list(out[:forward.legal_options(st, out)]) == [0, 1, 2] + attacks
+    game = reference.Game(s, 0, _gen(0, rng.STREAM_DICE), _gen(0))
+    assert reference_search.options(game, 2) == [0, 1, 2, 6, 3, 4]
 
 
 # ---- kernel = reference ----------------------------------------------------------------------

@@ -207,18 +207,17 @@ def advance(rules, kinds, params, bscore, fb, st, dice, pol):
 
 @jit(nrt=False)
 def legal_options(st, out):
-    """The Secret Plan options of ``clock[ACTOR]`` into ``out`` (int64[N_OPTIONS]), ascending
-    codes: Defend, Lone Raid, Raid Party, then Attack each opponent by seat (§6.2: any action
-    may be chosen; one with no Longboat just does nothing, §8.3.1, §8.4.1). Returns how many."""
+    """The Secret Plan options of ``clock[ACTOR]`` into ``out`` (int64[N_OPTIONS]): Defend,
+    Lone Raid, Raid Party, then Attack each opponent clockwise from the actor (the next seat
+    first: the order a search expands untried options in, so relative to the acting seat,
+    never by seat number; §6.2: any action may be chosen; one with no Longboat just does
+    nothing, §8.3.1, §8.4.1). Returns how many."""
     n = st.pn.shape[0]
     me = st.clock[Clock.ACTOR]
     out[0], out[1], out[2] = OPT_DEFEND, OPT_LONE, OPT_PARTY
-    m = 3
-    for t in range(n):
-        if t != me:
-            out[m] = OPT_ATTACK + t
-            m += 1
-    return m
+    for i in range(1, n):
+        out[2 + i] = OPT_ATTACK + kernel._turn_seat(me, i, n)
+    return 2 + n
 
 
 @jit(inline="always", nrt=False)

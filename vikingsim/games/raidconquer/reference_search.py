@@ -24,7 +24,9 @@ _ACTIONS = ((DEFEND, -1), (LONE, -1), (PARTY, -1))
 
 
 def options(game, seat):
-    return [0, 1, 2] + [3 + t for t in range(len(game.players)) if t != seat]
+    """Defend, Lone Raid, Raid Party, then Attack each opponent clockwise from ``seat``."""
+    n = len(game.players)
+    return [0, 1, 2] + [3 + (seat + i) % n for i in range(1, n)]
 
 
 def decode(option):

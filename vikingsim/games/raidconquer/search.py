@@ -67,7 +67,7 @@ def _pick_best(scores, opts, n, pol):
 
 @jit(nrt=False)
 def _flatmc(rules, roll, root, sim, opts, n, rollouts, scores, pol):
-    """Flat Monte Carlo: ``rollouts`` rollouts per option, options in ascending order."""
+    """Flat Monte Carlo: ``rollouts`` rollouts per option, in ``legal_options`` order."""
     for j in range(n):
         w = 0.0
         for _ in range(rollouts):
@@ -90,8 +90,8 @@ def _new_node(tree, n_nodes):
 @jit(nrt=False)
 def _select(node, opts, n, c, tree, n_nodes, ucb, pol):
     """ISMCTS selection at ``node`` among the legal ``opts``: each one's availability +1;
-    the first untried option (ascending) is expanded; else the best UCB1 value, equals drawn
-    on the policy stream. Returns (option, child node, nodes in use)."""
+    the first untried option (``legal_options`` order) is expanded; else the best UCB1
+    value, equals drawn on the policy stream. Returns (option, child node, nodes in use)."""
     visits, wins, avail, child = tree
     for j in range(n):
         avail[node, opts[j]] += 1.0
