@@ -60,7 +60,8 @@ N_CLOCK = len(Clock)
 class State(NamedTuple):
     """One Raid & Conquer game's state (P seats, CAP cards in the game, K card designs)."""
 
-    pp: np.ndarray       # int16[P, 6, CAP]  seat piles DECK, DISC, HAND, PLAY, RAID, BURY (top last)
+    pp: np.ndarray       # int16[P, 6, CAP]  seat piles DECK, DISC, HAND, PLAY, RAID, BURY (top
+    #                                        last)
     pn: np.ndarray       # int64[P, 6]       their sizes
     fl: np.ndarray       # int8[P, CAP]      flag of each PLAY card (kernel NORMAL ... TAKEN)
     ps: np.ndarray       # int64[P, N_PS]    per-seat scalars (kernel PS_*: character, action ...)
@@ -297,9 +298,9 @@ def _redeal(pp, pn, q, pol):
 def determinize(rules, st, params_row, pol):
     """One sample of what ``clock[ACTOR]`` cannot see, consistent with what it saw (§2.2,
     §15.3), on the policy stream in this order, each pile sorted by card id first
-    (``_reshuffle``, so the sample depends only on what the seat saw): its own deck order; each other seat (seat
-    order) its hand and deck shuffled together and the hand redealt; the Viking deck; the
-    Treasure pile under its face-up top card; the Raid deck. Then the Secret Plans already
+    (``_reshuffle``, so the sample depends only on what the seat saw): its own deck order;
+    each other seat (seat order) its hand and deck shuffled together and the hand redealt;
+    the Viking deck; the Treasure pile under its face-up top card; the Raid deck. Then the Secret Plans already
     made this round by the seats before it in turn order (hidden, §6.2) are made again by
     the default policy (``params_row``, scripted: no draw) on their redealt hands."""
     ri, card, alt, alt_n, base_att, base_def = rules

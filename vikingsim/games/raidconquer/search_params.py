@@ -34,8 +34,9 @@ N_SEARCH = 2
 @dataclass(frozen=True)
 class FlatMC:
     """Flat Monte Carlo: every Secret Plan option is scored by ``rollouts`` rollouts (wins of
-    the searching seat), each on a fresh determinization, options in the order of §15.1 (opponents clockwise);
-    the best score wins, a tie is broken uniformly on the policy stream."""
+    the searching seat), each on a fresh determinization, options in the order of §15.1
+    (opponents clockwise); the best score wins, a tie is broken uniformly on the policy
+    stream."""
 
     rollouts: int = rule(16, "rollouts per Secret Plan option", section="issue 21 §2, §15",
                          lo=1, hi=MAX_ROLLOUTS)
@@ -55,8 +56,8 @@ class ISMCTS:
     Secret Plans (children keyed by the option); the other seats, the shuffles and the
     searcher's other choices are the environment, played by ``hints``. Selection: UCB1 with
     availability counts, ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the
-    policy stream, an untried option first (in the order of §15.1); one node expanded per iteration,
-    then a rollout. The most visited root option is played, a tie broken uniformly on the
+    policy stream, an untried option first (in the order of §15.1); one node expanded per
+    iteration, then a rollout. The most visited root option is played, a tie broken uniformly on the
     policy stream."""
 
     budget: int = rule(64, "iterations (rollouts) per Secret Plan", section="issue 21 §2, §15",
