@@ -302,7 +302,8 @@ def determinize(rules, st, params_row, pol):
     each other seat (seat order) its hand and deck shuffled together and the hand redealt;
     the Viking deck; the Treasure pile under its face-up top card; the Raid deck. Then the
     Secret Plans already made this round by the seats before it in turn order (hidden, §6.2)
-    are made again by the default policy (``params_row``, scripted: no draw) on their redealt hands."""
+    are made again by the default policy (``params_row``, scripted: no draw) on their
+    redealt hands."""
     ri, card, alt, alt_n, base_att, base_def = rules
     me = st.clock[Clock.ACTOR]
     n = st.pn.shape[0]
