@@ -197,6 +197,8 @@ def test_parameterised_policies_are_recorded_by_label(game):
             continue
         o = next(iter(opts.values()))
         value = o.hi if o.kind in ("int", "float") and o.hi is not None else o.default
+        if o.name in ("rollouts", "budget"):       # a search at its top budget plays for
+            value = o.lo + 1                       # hours; the label is what is tested here
         text = f"{name}({o.name}={value})"
         label = policies.label(name, policies.build(game, spec.policy_types, text))
         options = {"mode": "warband"} if game == "ravenfeast" else {}

@@ -176,7 +176,8 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3, options: dict |
 
 #: game -> module with ``bench_rows(seconds, repeats)`` for its search players.
 SEARCH_BENCH = {"raidboard": "vikingsim.games.raidboard.search",
-                "tevragnarok": "vikingsim.games.tevragnarok.search"}
+                "tevragnarok": "vikingsim.games.tevragnarok.search",
+                "raidconquer": "vikingsim.games.raidconquer.search"}
 
 
 def bench_search(games=None, *, seconds: float = 1.0, repeats: int = 3) -> list[dict]:

@@ -19,10 +19,11 @@ from vikingsim.core import stats
 from vikingsim.core.errors import InputError
 from vikingsim.core.game import GameSpec
 from vikingsim.core.options import options_of
-from vikingsim.games.raidconquer import invariants, kernel, reference
+from vikingsim.games.raidconquer import invariants, kernel, reference, search
 from vikingsim.games.raidconquer.catalog import Catalog, Pile
 from vikingsim.games.raidconquer.policies import (
     POLICY_HELP, POLICY_TYPES, card_id, compile_policies, forbidden)
+from vikingsim.games.raidconquer.search_params import search_rows
 from vikingsim.games.raidconquer.rules import CHARACTERS, N_CHARACTERS, Rules, check_players
 
 __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "CHARACTERS"]
@@ -50,6 +51,7 @@ class Setup:
     policies: tuple
     ids: tuple                 # card id (lower_snake_case name) of each design
     forbid: np.ndarray         # bool[n_seats, K]: the seat's policy forbids card k
+    search: np.ndarray = None  # float[n_seats, 2]: search players' budget and c (§15), else 0
 
 
 def setup(options: dict, policies: list[str], players: int) -> Setup:
@@ -62,7 +64,7 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     ids = tuple(card_id(n) for n in catalog.names)
     allowed = tuple(i for i, p in zip(ids, catalog.pile) if p in BUYABLE)
     return Setup(rules, rules.compile(), catalog, kinds, params, tuple(policies), ids,
-                 forbidden(policies, ids, allowed))
+                 forbidden(policies, ids, allowed), search_rows(policies))
 
 
 def elements(s: Setup) -> tuple[str, ...]:
@@ -87,6 +89,8 @@ def allocate(s: Setup, n: int) -> dict:
 
 
 def play_block(s: Setup, g0, g1, dice_rng, pol_rng, out, game0=0) -> None:
+    if search.is_search(s.kinds):                  # a search seat: forward model (§15)
+        return search.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
     kernel.play_block(s, g0, g1, dice_rng, pol_rng, out, game0)
 
 

@@ -1215,6 +1215,17 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
                              pn, fl, ps, rows, supply, pol)
             ps[s, PS_ACTION] = act
             ps[s, PS_TARGET] = tgt
+    _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh,
+                     shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol)
+
+
+@jit(nrt=False)
+def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh,
+                     shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice,
+                     pol):
+    """The rest of a round after the Secret Plan (§5): Main (§7), (Spring) Action (§8). The
+    forward model (``forward.py``) resumes a round here after a search seat's Secret Plan."""
+    spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,
@@ -1273,6 +1284,37 @@ def _count_final(pp, pn, fl, ec, n_seats):
 
 
 @jit(nrt=False)
+def _record(ri, card, pp, pn, fl, ps, sh, shn, rows, supply, box, gs, n_seats, g, trunc,
+            n_rounds, ec, winner, tie, tied, rounds, truncated, failed, census, legend,
+            raid_legend, raids, character, earls, won, acquired, pillaged, lost, silver_avail,
+            silver_spent):
+    """Write one finished game into row g of the outputs (``ec`` is its row of ``cards``)."""
+    w, t, mask = _winner(ri, card, pp, pn, fl, ps, gs, n_seats)
+    truncated[g] = trunc
+    rounds[g] = n_rounds
+    winner[g] = -1 if trunc else w
+    tie[g] = t and not trunc
+    tied[g] = 0 if trunc else mask
+    failed[g] = gs[GS_FAILED]
+    _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
+    if ri[RuleSlot.COUNT_ELEMENTS]:
+        _count_final(pp, pn, fl, ec, n_seats)
+    for s in range(n_seats):
+        tot, rl = _score(ri, card, pp, pn, fl, s)
+        legend[g, s] = tot
+        raid_legend[g, s] = rl
+        raids[g, s] = _raid_count(card, pp, pn, s)
+        character[g, s] = ps[s, PS_CHAR]
+        earls[g, s] = ps[s, PS_EARLS]
+        won[g, s] = ps[s, PS_WON]
+        acquired[g, s] = ps[s, PS_ACQUIRED]
+        pillaged[g, s] = ps[s, PS_PILLAGED]
+        lost[g, s] = ps[s, PS_LOST]
+        silver_avail[g, s] = ps[s, PS_SILVER_AVAIL]
+        silver_spent[g, s] = ps[s, PS_SILVER_SPENT]
+
+
+@jit(nrt=False)
 def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g0, g1,
                 game0, dice, pol,
                 pp, pn, fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2,
@@ -1288,29 +1330,10 @@ def _play_block(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
         trunc, n_rounds = _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds,
                                      params, fb, game0 + g, pp, pn, fl, ps, sh, shn, tmp, rows,
                                      supply, box, gs, s1, s2, ec, dice, pol)
-        w, t, mask = _winner(ri, card, pp, pn, fl, ps, gs, n_seats)
-        truncated[g] = trunc
-        rounds[g] = n_rounds
-        winner[g] = -1 if trunc else w
-        tie[g] = t and not trunc
-        tied[g] = 0 if trunc else mask
-        failed[g] = gs[GS_FAILED]
-        _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g)
-        if ri[RuleSlot.COUNT_ELEMENTS]:
-            _count_final(pp, pn, fl, ec, n_seats)
-        for s in range(n_seats):
-            tot, rl = _score(ri, card, pp, pn, fl, s)
-            legend[g, s] = tot
-            raid_legend[g, s] = rl
-            raids[g, s] = _raid_count(card, pp, pn, s)
-            character[g, s] = ps[s, PS_CHAR]
-            earls[g, s] = ps[s, PS_EARLS]
-            won[g, s] = ps[s, PS_WON]
-            acquired[g, s] = ps[s, PS_ACQUIRED]
-            pillaged[g, s] = ps[s, PS_PILLAGED]
-            lost[g, s] = ps[s, PS_LOST]
-            silver_avail[g, s] = ps[s, PS_SILVER_AVAIL]
-            silver_spent[g, s] = ps[s, PS_SILVER_SPENT]
+        _record(ri, card, pp, pn, fl, ps, sh, shn, rows, supply, box, gs, n_seats, g, trunc,
+                n_rounds, ec, winner, tie, tied, rounds, truncated, failed, census, legend,
+                raid_legend, raids, character, earls, won, acquired, pillaged, lost,
+                silver_avail, silver_spent)
 
 
 def scratch(s, n_seats: int) -> dict:

@@ -51,6 +51,8 @@ from vikingsim.games.raidconquer.catalog import Ability
 class PolicyKind(IntEnum):
     RANDOM = 0
     SCRIPTED = 1
+    FLATMC = 2          # search players (search_params.py, search.py): from FLATMC up; the
+    ISMCTS = 3          # kernel's scripted code makes their other choices (as ``hints``)
 
 
 class Plan(IntEnum):
@@ -269,6 +271,12 @@ POLICY_HELP = {
 }
 
 
+from vikingsim.games.raidconquer.search_params import SEARCH_HELP, SEARCH_TYPES  # noqa: E402
+
+POLICY_TYPES.update(SEARCH_TYPES)
+POLICY_HELP.update(SEARCH_HELP)
+
+
 def compile_policies(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Policy labels per seat -> (kinds int8[n_seats], params float64[n_seats, N_PARAMS])."""
     specs = [policies.build("raidconquer", POLICY_TYPES, label) for label in labels]
@@ -287,7 +295,7 @@ def forbidden(labels: list[str], ids: tuple, allowed: tuple) -> np.ndarray:
     ``allowed`` (the buyable ids) is one InputError line listing them."""
     out = np.zeros((len(labels), len(ids)), np.bool_)
     for seat, label in enumerate(labels):
-        text = policies.build("raidconquer", POLICY_TYPES, label).forbid
+        text = getattr(policies.build("raidconquer", POLICY_TYPES, label), "forbid", "")
         for name in policies.forbid_names(text, allowed, "raidconquer", what="card",
                                           listed="cards"):
             out[seat, ids.index(name)] = True

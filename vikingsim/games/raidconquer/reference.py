@@ -84,6 +84,8 @@ class Game:
         self.base_attack = [int(x) for x in setup.compiled.base_attack]
         self.base_defense = [int(x) for x in setup.compiled.base_defense]
         self.dice, self.pol, self.events = dice, pol, events
+        self.search = setup.search                 # search players' budgets (§15), or None
+        self.searcher = None                       # a search tree's hook (reference_search)
         n = len(setup.kinds)
         R = RuleSlot
         shift = self.ri[R.CHARACTER_OFFSET] + (g if self.ri[R.ROTATE_CHARACTERS] else 0)
@@ -792,19 +794,22 @@ class Game:
         self.raid_party(rnd)
         self.lone_raid()
 
-    def play_round(self, rnd):
+    def play_round(self, rnd, plan_from=None):
         """One round (§5): Draw (§6.1, §13.11), in Spring the Secret Plan (§6.2), Main (§7),
-        in Spring the Action phase (§8)."""
+        in Spring the Action phase (§8). ``plan_from`` = i resumes the round at the Secret
+        Plan of turn index i (its Draw and earlier plans done: a search rollout, §15)."""
         R = RuleSlot
         self.round = rnd
         spring = rnd > self.ri[R.WINTER_ROUNDS]
-        self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
-                 f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
-        if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:          # §6.1, §13.11
-            self.draw_phase(rnd)
+        if plan_from is None:
+            self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
+                     f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
+            if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:      # §6.1, §13.11
+                self.draw_phase(rnd)
         if spring:                                                  # §6.2
-            for pl in self.order():
-                pl.action, pl.target = self.plan(pl)
+            for i, pl in enumerate(self.order()):
+                if i >= (plan_from or 0):
+                    pl.action, pl.target = self.choose_plan(pl, i)
         for pl in self.order():
             self.main_turn(pl, spring)
         if spring:
@@ -814,11 +819,23 @@ class Game:
                 for pl in self.players))
             self.action_phase(rnd)
 
-    def play(self):
-        """Returns (truncated, rounds)."""
+    def choose_plan(self, pl, i):
+        """The Secret Plan of ``pl`` (turn index i): a search seat asks ``self.searcher``
+        (default: ``reference_search.choose``, §15), the others ``plan``."""
+        if pl.kind < PolicyKind.FLATMC:
+            return self.plan(pl)
+        if self.searcher is None:
+            from vikingsim.games.raidconquer import reference_search
+
+            return reference_search.choose(self, pl, i)
+        return self.searcher(self, pl, i)
+
+    def play(self, start=1, plan_from=None):
+        """Returns (truncated, rounds); ``start``/``plan_from`` resume a game mid-round
+        (``play_round``)."""
         R = RuleSlot
-        for rnd in range(1, self.ri[R.MAX_ROUNDS] + 1):
-            self.play_round(rnd)
+        for rnd in range(start, self.ri[R.MAX_ROUNDS] + 1):
+            self.play_round(rnd, plan_from if rnd == start else None)
             if self.game_over():                                    # §9.1: checked first
                 return False, rnd
             self.cleanup()

@@ -1,0 +1,297 @@
+"""Raid & Conquer forward model and search players (issue 21 §1-§2, raidconquer §15): the
+forward model replays the kernel's games, the compiled players match their plain-Python twins
+bit for bit, a forced position with one winning option, a position where two options tie,
+hidden information stays hidden, bad parameters."""
+import numpy as np
+import pytest
+from scipy import stats
+
+from vikingsim.core import rng
+from vikingsim.core.errors import InputError
+from vikingsim.core.options import resolve
+from vikingsim.core.runner import simulate
+from vikingsim.games.raidconquer import (GAME, forward, kernel, reference, reference_search,
+                                         search, state)
+from vikingsim.games.raidconquer.forward import Clock, END_DECIDE
+from vikingsim.games.raidconquer.policies import PolicyKind
+
+COIN, LONGBOAT, BERSERKER, LINDISFARNE = 0, 1, 7, 25     # catalog ids (cards.toml)
+EMPTY = -1
+
+
+def _setup(policies, **options):
+    return GAME.setup(resolve(GAME.name, GAME.options, options), list(policies),
+                      len(policies))
+
+
+def _gen(seed, stream=rng.STREAM_POLICY):
+    return rng.block_generator(seed, stream, 0)
+
+
+def _seats(s):
+    return s.kinds, s.params, kernel.buy_scores(s.compiled.card, s.compiled.alt,
+                                                s.compiled.alt_n, s.params), s.forbid
+
+
+# ---- forward model ---------------------------------------------------------------------------
+@pytest.mark.parametrize("options", [{}, {"play_all_cards": False}, {"earl_marker_resets": True},
+                                     {"max_rounds": 13}])
+def test_forward_model_replays_the_kernel_game(options):
+    """A seat flagged as a search player whose every Secret Plan is the default policy's
+    (``default_option``, hints) plays the kernel's games bit for bit, a ``random`` seat (policy
+    stream) among them: suspending at a decision and ``apply`` change nothing, and ``copy``
+    copies every field. Fails if apply resumed the round at the wrong turn, re-drew, or
+    mis-stepped the clock."""
+    pols = ["hints", "hints", "random", "raider"]
+    plain = _setup(pols, **options)
+    rules = forward.rules_of(plain.compiled)
+    kinds, params, bscore, fb = _seats(plain)
+    flagged = kinds.copy()
+    flagged[1] = PolicyKind.FLATMC
+    n = 12
+    out = GAME.allocate(plain, n)
+    GAME.play_block(plain, 0, n, _gen(3, rng.STREAM_DICE), _gen(3), out)
+    dice, pol = _gen(3, rng.STREAM_DICE), _gen(3)
+    st, sim, stops = forward.new_state(plain, 4), forward.new_state(plain, 4), 0
+    for g in range(n):
+        forward.reset(rules, st, 4, g, dice)
+        status = forward.advance(rules, flagged, params, bscore, fb, st, dice, pol)
+        while status == END_DECIDE:
+            stops += 1
+            assert st.clock[Clock.ACTOR] == 1
+            forward.copy(st, sim)                        # copy: every pile, flag, scalar
+            for name in ("pn", "ps", "shn", "rows", "supply", "box", "gs", "ec", "clock"):
+                np.testing.assert_array_equal(getattr(sim, name), getattr(st, name))
+            for seat in range(4):
+                for p in range(kernel.N_PILES):
+                    m = st.pn[seat, p]
+                    np.testing.assert_array_equal(sim.pp[seat, p, :m], st.pp[seat, p, :m])
+            o = forward.default_option(rules, st, params[1], pol)
+            status = forward.apply(rules, flagged, params, bscore, fb, st, o, dice, pol)
+        trunc = st.clock[Clock.END] == forward.END_TRUNCATED
+        assert bool(out["truncated"][g]) == trunc and st.clock[Clock.ROUNDS] == out["rounds"][g]
+        assert st.clock[Clock.WINNER] == out["winner"][g]
+        for seat in range(4):
+            tot, _ = kernel._score(rules[0], rules[1], st.pp, st.pn, st.fl, seat)
+            assert tot == out["legend"][g, seat], (g, seat)
+    assert stops >= 5 * n                                # the plans were really suspended
+
+
+def test_legal_options_are_every_plan():
+    """§6.2: Defend, Lone Raid, Raid Party, then Attack each opponent clockwise from the
+    actor (codes 3 + seat), the order untried options are expanded in (never by seat
+    number)."""
+    s = _setup(["flatmc"] * 4)
+    st, out = forward.new_state(s, 4), np.zeros(forward.N_OPTIONS, np.int64)
+    for actor, attacks in ((2, [6, 3, 4]), (0, [4, 5, 6])):
+        st.clock[Clock.ACTOR] = actor
+        assert list(out[:forward.legal_options(st, out)]) == [0, 1, 2] + attacks
+    game = reference.Game(s, 0, _gen(0, rng.STREAM_DICE), _gen(0))
+    assert reference_search.options(game, 2) == [0, 1, 2, 6, 3, 4]
+
+
+# ---- kernel = reference ----------------------------------------------------------------------
+@pytest.mark.parametrize("policies, options", [
+    (["flatmc(rollouts=2)", "hints", "random"], {}),
+    (["ismcts(budget=6)", "random", "flatmc(rollouts=1)"], {}),
+    (["ismcts(budget=4, c=0.5)"] * 2, {"play_all_cards": False}),
+    (["hints", "ismcts(budget=5)", "attacker", "raider"], {"max_rounds": 14}),   # truncated
+    (["burier", "flatmc(rollouts=1)", "earl", "hints", "ismcts(budget=3)"],
+     {"count_elements": True, "rotate_characters": True}),
+])
+def test_search_players_match_the_reference_bit_for_bit(policies, options):
+    a = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,
+                 options=options)
+    b = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,
+                 options=options, reference=True)
+    for key in a.out:
+        np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
+
+
+def test_same_seed_same_games_for_any_thread_count():
+    """Blocks of 8 games (a GameSpec copy) so that 3 blocks are cheap: 1 thread, 2 threads
+    and 2 threads with 2-block chunks play the same games."""
+    import dataclasses
+
+    spec = dataclasses.replace(GAME, block_games=8)
+    pols = ["ismcts(budget=4)", "flatmc(rollouts=1)", "hints"]
+    one = simulate(spec, 24, seed=9, players=3, policies=pols, threads=1)
+    two = simulate(spec, 24, seed=9, players=3, policies=pols, threads=2)
+    chunked = simulate(spec, 24, seed=9, players=3, policies=pols, threads=2, chunk_blocks=2)
+    for key in one.out:
+        np.testing.assert_array_equal(one.out[key], two.out[key], err_msg=key)
+        np.testing.assert_array_equal(one.out[key], chunked.out[key], err_msg=key)
+    for key in one.out:
+        np.testing.assert_array_equal(one.out[key], two.out[key], err_msg=key)
+
+
+# ---- positions with a known best move --------------------------------------------------------
+def _position(s, actor, rnd, hand, raids, raid_row, seed=0):
+    """Kernel state and reference game at ``actor``'s Secret Plan of Spring round ``rnd``
+    (First Player seat 0, so its turn index is its seat; the seats before it have planned
+    Defend, which the determinization redoes). Every seat's deck holds 10 Coins (the other
+    seats' hands: 5 of them), discards and Bury piles are empty; ``hand`` is the actor's hand,
+    ``raids[seat]`` its Raid pile; the Raid Row is ``raid_row``, the Raid deck empty."""
+    n = len(s.kinds)
+    game = reference.Game(s, 0, _gen(seed, rng.STREAM_DICE), _gen(seed))
+    game.round, game.first = rnd, 0
+    for pl in game.players:
+        pl.deck, pl.discard, pl.bury, pl.play = [COIN] * 10, [], [], []
+        pl.hand = list(hand) if pl.seat == actor else [COIN] * 5
+        pl.raid = list(raids.get(pl.seat, []))
+        pl.action, pl.target = reference.DEFEND, -1
+    game.raid_row, game.raid_deck = list(raid_row), []
+    w = state.pack(game, s)
+    st = forward.new_state(s, n)
+    for name in ("pp", "pn", "fl", "ps", "sh", "shn", "rows", "supply", "box", "gs"):
+        getattr(st, name)[...] = w[name]
+    st.clock[Clock.ROUND], st.clock[Clock.TURN], st.clock[Clock.ACTOR] = rnd, actor, actor
+    return st, game
+
+
+def _code(action, target):
+    return int(forward.encode(action, target))
+
+
+def _both_choices(s, actor, seed, **position):
+    st, game = _position(s, actor, **position)
+    k = search.decide(s, st, _gen(seed))
+    game.pol = _gen(seed)
+    r = _code(*reference_search.choose(game, game.players[actor], actor))
+    return k, r
+
+
+HAND = [LONGBOAT] + [BERSERKER] * 4          # Power 12 + Base Attack 2 = 14 (§3.5)
+
+
+@pytest.mark.parametrize("policy", ["flatmc(rollouts=16)", "ismcts(budget=64)"])
+@pytest.mark.parametrize("actor", [0, 2])
+def test_a_forced_win_is_found_by_either_seat(policy, actor):
+    """Three players; round 5 of 6 (``max_rounds`` = 6). The actor and seat b = the next seat
+    hold 4 Raid cards (Lindisfarne, Defense 3, Legend 2) each, the third seat none; the Raid
+    Row and deck are empty; every deck is Coins. Attacking b (Power 14 >= b's Defense 5 + 3,
+    §8.2.3) pillages b's card: the actor reaches 5 Raid cards, the game ends this round (§9.1)
+    and the actor leads (Legend 10 + a Treasure against 6 and 0): a sure win. Every other plan
+    leaves everyone at most 4 Raid cards through round 6 (the Coin hands cannot raid or
+    pillage), a truncated game: no win. Both search players find Attack b from either seat,
+    kernel and reference alike (6 seeds each)."""
+    s = _setup([policy] * 3, max_rounds=6)
+    b = (actor + 1) % 3
+    raids = {actor: [LINDISFARNE] * 4, b: [LINDISFARNE] * 4}
+    for seed in range(6):
+        k, r = _both_choices(s, actor, seed, rnd=5, hand=HAND, raids=raids,
+                             raid_row=[EMPTY] * 5)
+        assert k == r == forward.OPT_ATTACK + b, (seed, k, r)
+
+
+@pytest.mark.parametrize("policy", ["flatmc(rollouts=8)", "ismcts(budget=32)"])
+@pytest.mark.parametrize("actor", [0, 1])
+def test_equal_options_are_drawn_without_bias(policy, actor):
+    """Three players; round 5 of 6. The actor holds 4 Raid cards, the others none; the Raid
+    Row holds one card (Lindisfarne, Defense 3) and the Raid deck is empty. Lone Raid (§8.4)
+    and Raid Party (§8.3: the actor is the only eligible Earl, and no invitee fits its one
+    Longboat) both take it with Power 14: 5 Raid cards, the game ends, the actor wins; Defend
+    and the two Attacks leave the game to be truncated after round 6 (no Coin hand can raid).
+    So the two winning options score the same and the tie is drawn on the policy stream:
+    over 200 seeds each is chosen about half the time (two-sided binomial test at 0.001:
+    a fair draw fails it once in 1,000 runs; a choice always of the lower code fails at
+    once), and never a losing plan. The reference twin agrees on the first 12 seeds."""
+    s = _setup([policy] * 3, max_rounds=6)
+    pos = dict(rnd=5, hand=HAND, raids={actor: [LINDISFARNE] * 4},
+               raid_row=[LINDISFARNE] + [EMPTY] * 4)
+    picks = []
+    for seed in range(200):
+        st, game = _position(s, actor, **pos)
+        k = search.decide(s, st, _gen(seed))
+        if seed < 12:
+            game.pol = _gen(seed)
+            assert k == _code(*reference_search.choose(game, game.players[actor], actor))
+        assert k in (forward.OPT_LONE, forward.OPT_PARTY), (seed, k)
+        picks.append(k)
+    lone = picks.count(forward.OPT_LONE)
+    assert stats.binomtest(lone, 200, 0.5).pvalue > 0.001, lone
+
+
+# ---- hidden information ----------------------------------------------------------------------
+def _flat_scores(s, st, seed, rollouts=6):
+    """flatmc's win counts per option at ``st`` (the compiled player's own ``_flatmc``)."""
+    real, roll, _ = search.seat_tuples(s)
+    sim, opts = search.scratch(s)[0], np.zeros(forward.N_OPTIONS, np.int64)
+    n = forward.legal_options(st, opts)
+    scores = np.zeros(forward.N_OPTIONS)
+    search._flatmc(forward.rules_of(s.compiled), roll, st, sim, opts, n, rollouts, scores,
+                   _gen(seed))
+    return scores[:n].copy()
+
+
+def _permute(st, rng, seat, pile, lo=0):
+    m = st.pn[seat, pile]
+    st.pp[seat, pile, lo:m] = rng.permutation(st.pp[seat, pile, lo:m])
+
+
+def test_the_search_does_not_read_what_its_seat_cannot_see():
+    """Positions that differ only in what the actor (seat 0) cannot see give the same
+    rollout scores, option by option, on the same seed: seat 1's and seat 2's cards dealt
+    differently between hand and deck, the actor's deck order, the Viking deck order, the
+    Treasure pile under its top card and the Raid deck order (§2.2, §15.3: each is sorted and
+    shuffled again). Changing what the actor sees (its hand) changes them: the scores do read
+    the position. Fails if a determinization kept any hidden order (e.g. skipped seat 1's
+    redeal)."""
+    s = _setup(["flatmc", "hints", "hints"], max_rounds=9)
+    base, _ = _position(s, 0, rnd=5, hand=HAND, raids={0: [LINDISFARNE] * 3},
+                        raid_row=[LINDISFARNE, 30, 31, EMPTY, EMPTY])
+    for seat in (1, 2):                         # mixed hands and decks to redeal
+        base.pp[seat, kernel.DECK, :10] = [BERSERKER, LONGBOAT] * 2 + [COIN] * 6
+    base.pp[0, kernel.DECK, :10] = [BERSERKER, 6, 9, LONGBOAT] + [COIN] * 6
+    base.sh[forward.RDECK, :4] = [32, 33, 36, 37]
+    base.shn[forward.RDECK] = 4
+    want = _flat_scores(s, base, 3)
+    for variant in range(4):
+        st, _ = _position(s, 0, rnd=5, hand=HAND, raids={0: [LINDISFARNE] * 3},
+                          raid_row=[LINDISFARNE, 30, 31, EMPTY, EMPTY])
+        forward.copy(base, st)
+        r = np.random.default_rng(variant)
+        for seat in (1, 2):                     # the same 15 cards, split otherwise
+            cards = r.permutation(np.concatenate([st.pp[seat, kernel.HAND, :5],
+                                                  st.pp[seat, kernel.DECK, :10]]))
+            st.pp[seat, kernel.HAND, :5], st.pp[seat, kernel.DECK, :10] = cards[:5], cards[5:]
+        _permute(st, r, 0, kernel.DECK)
+        for pile in (forward.VDECK, forward.RDECK):
+            m = st.shn[pile]
+            st.sh[pile, :m] = r.permutation(st.sh[pile, :m])
+        m = st.shn[forward.TREAS]
+        st.sh[forward.TREAS, :m - 1] = r.permutation(st.sh[forward.TREAS, :m - 1])
+        np.testing.assert_array_equal(_flat_scores(s, st, 3), want, err_msg=str(variant))
+    base.pp[0, kernel.HAND, 1:5] = COIN                 # what it sees: another hand
+    assert not np.array_equal(_flat_scores(s, base, 3), want)
+
+
+# ---- bad input -------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, words", [
+    ("ismcts(budget=0)", "budget"), ("flatmc(rollouts=0)", "rollouts"),
+    ("ismcts(depth=3)", "no parameter 'depth'"), ("flatmc(forbid=coin)", "no parameter"),
+    ("ismcts(c=-1)", "c")])
+def test_bad_search_parameters_are_one_line(text, words, cli):
+    with pytest.raises(InputError, match=words):
+        simulate("raidconquer", 10, players=2, policies=text)
+    p = cli("simulate", "raidconquer", "-n", "10", "--policy", text)
+    assert p.returncode == 2 and words in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_search_labels_are_canonical():
+    r = simulate("raidconquer", 4, seed=1, players=2,
+                 policies=["ismcts(budget=64)", "ismcts(budget=2, c=0.5)"])
+    assert r.summary["policies"] == ["ismcts", "ismcts(budget=2, c=0.5)"]
+    assert r.manifest["policies"] == r.summary["policies"]
+
+
+def test_bench_has_a_line_per_search_player():
+    """Plumbing only (figures come from ``vikingsim bench``, never from tests)."""
+    from vikingsim import bench
+
+    rows = bench.bench_search(["raidconquer"], seconds=0.02, repeats=1)
+    assert [r["policy"] for r in rows] == ["flatmc", "ismcts"]
+    for r in rows:
+        assert r["decisions_per_s"] > 0 and r["rollouts_per_s"] > r["decisions_per_s"]
+        assert np.isfinite(r["overhead"]) and r["rollout_s"] > 0
+    assert "| raidconquer | ismcts, 4 players |" in bench.markdown_search(rows)

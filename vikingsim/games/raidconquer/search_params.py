@@ -1,0 +1,102 @@
+"""Raid & Conquer's search players as policies (issue 21 §2): frozen dataclasses like the
+scripted ones (``policies.py``), registered in ``POLICY_TYPES``. Their compiled players are in
+``search.py``, the plain-Python twins in ``reference_search.py``; the rules notes are
+raidconquer §15.
+
+A search player searches one decision, the **Secret Plan** (§6.2): Defend, Lone Raid, Raid
+Party or Attack one opponent. Its other choices (abilities, buys, Defend, invitations) are
+the ``hints`` policy's (§12.4), made by the kernel's own code. It looks ahead with the forward
+model (``forward.py``): a **determinization** (§15.3) redeals what the seat cannot see (the
+other seats' hands and decks, its own deck order, the Viking deck, the Treasure pile under
+its top card, the Raid deck) on the policy stream; a **rollout** plays the game on to its
+end with every seat on ``hints``, its shuffles drawn on the policy stream, and scores 1 when
+the searching seat wins (0 for a loss or a truncated game).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from vikingsim.core.options import rule
+from vikingsim.games.raidconquer.policies import PolicyKind, Scripted
+
+#: Largest budgets: rollouts per option (flatmc; up to 7 options, §15.1) and iterations per
+#: decision (ismcts; its tree takes budget + 1 nodes)
+MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 14
+#: Columns of ``Setup.search`` (one row per seat): budget (rollouts per option or iterations)
+#: and the UCB1 constant
+N_SEARCH = 2
+
+
+@dataclass(frozen=True)
+class FlatMC:
+    """Flat Monte Carlo: every Secret Plan option is scored by ``rollouts`` rollouts (wins of
+    the searching seat), each on a fresh determinization, options in the order of §15.1
+    (opponents clockwise); the best score wins, a tie is broken uniformly on the policy
+    stream."""
+
+    rollouts: int = rule(16, "rollouts per Secret Plan option", section="issue 21 §2, §15",
+                         lo=1, hi=MAX_ROLLOUTS)
+    kind: ClassVar[PolicyKind] = PolicyKind.FLATMC
+
+    def params(self) -> np.ndarray:
+        return Scripted().params()              # its other choices: hints (§15.1)
+
+    def search_row(self) -> np.ndarray:
+        return np.array([float(self.rollouts), 0.0])
+
+
+@dataclass(frozen=True)
+class ISMCTS:
+    """Information-set MCTS (single observer, open loop): ``budget`` iterations per Secret
+    Plan, each on a fresh determinization (§15.3). The tree holds the searching seat's own
+    Secret Plans (children keyed by the option); the other seats, the shuffles and the
+    searcher's other choices are the environment, played by ``hints``. Selection: UCB1 with
+    availability counts, ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the
+    policy stream, an untried option first (in the order of §15.1); one node expanded per
+    iteration, then a rollout. The most visited root option is played, a tie broken uniformly on the
+    policy stream."""
+
+    budget: int = rule(64, "iterations (rollouts) per Secret Plan", section="issue 21 §2, §15",
+                       lo=1, hi=MAX_BUDGET)
+    c: float = rule(math.sqrt(2.0), "UCB1 exploration constant", section="issue 21 §2",
+                    lo=0.0, hi=100.0)
+    kind: ClassVar[PolicyKind] = PolicyKind.ISMCTS
+
+    def params(self) -> np.ndarray:
+        return Scripted().params()
+
+    def search_row(self) -> np.ndarray:
+        return np.array([float(self.budget), float(self.c)])
+
+
+def _with_params(text: str, cls) -> str:
+    from dataclasses import fields
+
+    return f"{text} (parameters: " + ", ".join(f"{f.name}={f.default}" for f in fields(cls)) + ")"
+
+
+SEARCH_TYPES = {"flatmc": FlatMC, "ismcts": ISMCTS}
+SEARCH_HELP = {
+    "flatmc": _with_params("search (§15): each Secret Plan option scored by rollouts with "
+                           "hints, unseen cards redealt on the policy stream; other choices "
+                           "as hints", FlatMC),
+    "ismcts": _with_params("search (§15): UCT over determinizations of the unseen cards, "
+                           "budget rollouts per Secret Plan; other choices as hints", ISMCTS),
+}
+
+
+def search_rows(labels) -> np.ndarray:
+    """float64[n_seats, N_SEARCH]: each seat's search parameters (zeros for other policies)."""
+    from vikingsim.core import policies
+    from vikingsim.games.raidconquer.policies import POLICY_TYPES
+
+    out = np.zeros((len(labels), N_SEARCH))
+    for s, label in enumerate(labels):
+        spec = policies.build("raidconquer", POLICY_TYPES, label)
+        if hasattr(spec, "search_row"):
+            out[s] = spec.search_row()
+    return out
