@@ -53,6 +53,8 @@ COMBOS = [
     ({"a": "HEROES", "b": "HEROES", "mode": "scenario", "ffh_duel_death_ends": False},
      ["wall", "leader_hunt"]),
     ({"a": "fight_for_honor", "b": "fight_for_honor", "mode": "scenario"}, ["default", "wall"]),
+    ({"a": "jarl_hird10", "b": "raiders300", "initiative": "a_first", "approach_turns": 2},
+     ["cautious", "default"]),                     # §3.2 the old fixed order (others: rolled)
 ]
 
 
