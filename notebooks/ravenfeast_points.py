@@ -39,7 +39,9 @@
 # figure rendered from the tables, is section 6.
 #
 # Seat advantage: none in a duel (both strike simultaneously, §3.4); the warband engine plays
-# both sides by the same policy.
+# both sides by the same policy and rolls initiative every turn (§3.2, DEFAULT `rolled`), so
+# neither seat acts first by design (the old fixed order, `initiative=a_first`, favoured side
+# b in mirror matches: rules notes §12.8).
 
 # %%
 # %matplotlib inline
