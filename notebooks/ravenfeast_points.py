@@ -39,7 +39,9 @@
 # figure rendered from the tables, is section 6.
 #
 # Seat advantage: none in a duel (both strike simultaneously, §3.4); the warband engine plays
-# both sides by the same policy.
+# both sides by the same policy and rolls initiative every turn (§3.2, DEFAULT `rolled`), so
+# neither seat acts first by design (the old fixed order, `initiative=a_first`, favoured side
+# b in mirror matches: rules notes §12.8).
 
 # %%
 # %matplotlib inline
@@ -510,9 +512,10 @@ answer()
 # the counts around the crossing are fitted by a binomial logistic GLM of score on log k, whose
 # crossing k* gives the break-even cost = opponent points / k*, with a 95% delta-method interval
 # (widened by the fit's dispersion when it misfits). Every count is played with the type as
-# side a and as side b (`N_BE` battles each), because the warband engine gives side b an edge
-# (measured below). At most 32 figures a side: where 32 still lose, only an upper bound is
-# given. Small run: `N_BE` is tiny and the intervals wide.
+# side a and as side b (`N_BE` battles each), so any seat effect cancels (the old fixed turn
+# order favoured side b; with the §3.2 rolled initiative a mirror match is checked below). At
+# most 32 figures a side: where 32 still lose, only an upper bound is given. Small run: `N_BE`
+# is tiny and the intervals wide.
 
 # %%
 N_BE = 100 if SMALL else 2_000
@@ -527,6 +530,9 @@ N_EDGE = 2_000 if SMALL else 20_000
 edge = simulate("ravenfeast", n=N_EDGE, seed=SEED,
                 options={"mode": "warband", "a": "hirdmen*16", "b": "hirdmen*16"}).summary
 edge_lo, edge_hi = wilson(edge["p_a_win"] * N_EDGE, N_EDGE)
+# gap P(a wins) - P(b wins) and its standard error (multinomial: a win, b win or neither)
+edge_gap = edge["p_a_win"] - edge["p_b_win"]
+edge_se = np.sqrt((edge["p_a_win"] + edge["p_b_win"] - edge_gap ** 2) / N_EDGE)
 {"p_a_win": edge["p_a_win"], "p_b_win": edge["p_b_win"], "p_draw": edge["p_draw"]}
 
 
@@ -566,7 +572,10 @@ Break-even costs in points (95% intervals; seed {SEED}, {2 * N_BE:,} battles per
 mirror cost (a type whose 300 points buy more than 32 figures meets a capped mirror, where
 only a bound is given). **Side edge**: in a mirror match of 16 Hirdmen
 a side ({N_EDGE:,} battles), side a wins {edge['p_a_win']:.3f} [{edge_lo:.3f}, {edge_hi:.3f}]
-and side b {edge['p_b_win']:.3f}, so a one-sided matrix (sections 4-5) carries that edge.
+and side b {edge['p_b_win']:.3f}, a gap of {abs(edge_gap) / edge_se:.1f} standard errors:
+{"within noise, so the one-sided matrix of sections 4-5 carries no measurable seat edge"
+ if abs(edge_gap) <= 4 * edge_se else
+ "an edge, which the one-sided matrix of sections 4-5 carries"}.
 
 **How to read it.** A cost that breaks even against one opponent but not another is the
 per-matchup spread the single-rating fit of section 4 could not describe: no one price makes a

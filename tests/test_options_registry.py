@@ -136,6 +136,10 @@ CONTEXTS = {
     ("ravenfeast", "hero_morale_bonus"): [_war(str(_DATA / "heroes10.toml"), "hirdmen10")],
     ("ravenfeast", "capture_thralls"): [_war("thralls10", "hirdmen10")],
     ("ravenfeast", "thrall_victory"): [_war("thralls10", "thralls10")],
+    # §10.7: with twelve followers someone nearly always fails the test when a Jarl falls (no
+    # case in 2,000 Fight for Honor battles under the §3.2 rolled initiative); with two, often
+    ("ravenfeast", "ffh_duel_death_ends"): [
+        {"options": {"mode": "scenario", "a": "jarl+hirdmen*2", "b": "jarl+hirdmen*2"}}],
     # raidconquer §10.1: no Legend on any card and no Earl: every game is a full tie
     ("raidconquer", "final_tie"): [{"options": {"catalog": str(_DATA / "raidconquer_no_legend.toml")},
                                     "policies": "hints(plan=lone>defend)"}],

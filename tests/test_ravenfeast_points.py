@@ -65,8 +65,9 @@ def test_lanchester_headline():          # pins notebooks/ravenfeast_points.ipyn
 def test_battle_headline():              # pins notebooks/ravenfeast_points.ipynb, first cell
     if not P.warband_available():
         pytest.skip("mode=warband not available")
-    headline = {"jarl": 77.0, "huskarl": 42.1, "berserker": 25.9, "hirdmen": 17.6,
-                "bondi": 9.3, "thrall": 8.2}
+    # the notebook's figures (20,000 battles a cell, §3.2 rolled initiative, the DEFAULT)
+    headline = {"jarl": 76.9, "huskarl": 41.7, "berserker": 26.2, "hirdmen": 17.6,
+                "bondi": 9.4, "thrall": 8.2}
     wm = P.warband_matrix(PREDEFINED, n=3_000, seed=5)
     sens = P.points_sensitivity(n=8_000, seed=5)
     res = P.implied_costs_from_battles(wm, PREDEFINED, sens)
@@ -82,7 +83,7 @@ def test_anchor_headline():             # pins notebooks/ravenfeast_points.ipynb
     sens = P.points_sensitivity(n=8_000, seed=5)
     res = P.anchor_checks(n=4_000, seed=5, sens=sens)
     mighty = res.loc["Mighty (+5)"]
-    assert mighty["trait_lo"] - 0.3 <= 2.05 <= mighty["trait_hi"] + 0.3   # slope noise margin
+    assert mighty["trait_lo"] - 0.3 <= 2.45 <= mighty["trait_hi"] + 0.3   # slope noise margin
     assert mighty["trait_hi"] < 5.0                                      # printed +5 is too dear
     tough = res.loc["Tough (2) (+50 %)"]
-    assert tough["trait_lo"] - 0.5 <= 9.0 <= tough["trait_hi"] + 0.5
+    assert tough["trait_lo"] - 0.5 <= 9.33 <= tough["trait_hi"] + 0.5

@@ -99,7 +99,8 @@ TURN_2_FIGHT = [6, 6, 6, 6, 6]
 
 def _setup(policy):
     return compile_setup("jarl+hirdmen", "hirdmen*2", Rules(max_turns=2),
-                         WarbandRules(approach_turns=0, geld=0), (policy, "default"))
+                         WarbandRules(approach_turns=0, geld=0, initiative="a_first"),
+                         (policy, "default"))       # the scripts assume side a acts first
 
 
 def _kernel(s, faces):

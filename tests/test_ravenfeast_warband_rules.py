@@ -15,8 +15,17 @@ from vikingsim.games.ravenfeast.warband import kernel as wb
 from vikingsim.games.ravenfeast.warband.policies import policy_row
 from vikingsim.games.ravenfeast.warband.reference import (ACTIVE, CAPTURED, COWARD, DEAD,
                                                           Battle)
-from vikingsim.games.ravenfeast.warband.rules import FigCol, WarbandRules, compile_setup
+from vikingsim.games.ravenfeast.warband.rules import FigCol, compile_setup
+from vikingsim.games.ravenfeast.warband.rules import WarbandRules as _WarbandRules
 from vikingsim.games.ravenfeast.warbands import load_warband, make_warband
+
+
+def WarbandRules(**kw):
+    """The rules under test with ``initiative`` = a_first (side a acts first in every phase, no
+    initiative dice) unless a test says otherwise: the dice scripts below were written for the
+    fixed order; the §3.2 rolled initiative has its own tests
+    (tests/test_ravenfeast_initiative.py)."""
+    return _WarbandRules(**{"initiative": "a_first", **kw})
 
 
 class Script:

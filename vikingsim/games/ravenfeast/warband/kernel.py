@@ -4,18 +4,22 @@ says how the map is abstracted). It plays the arrays of a ``rules.WarbandSetup``
 Armor of every figure come compiled as tables, so the kernel holds no rating arithmetic of its
 own beyond morale (§9) and the turn structure (§3).
 
-Turn (§3.1; initiative is not modelled: missile and melee are simultaneous, §3.4):
+Turn (§3.1): Initiative (§3.2, option ``initiative``: the side acting first in every phase) →
   Rally (§9.5) → Movement (turn 1: shield walls §8.1; later: disengaging §4.4) →
   Missile (approach turns only, §12.6) → Melee (pairing, attacks §6) →
   End of Turn (removal §7.1 with Fated §10.3 and Thrall capture §10.6; morale §9.2-9.4;
   a second removal of figures killed while fleeing; walls break §8.4; victory).
 
 Draw order (``reference.py`` is bit-identical): dice stream only, in this order —
-rally tests (side 0 then 1, figure index order; a Geld re-roll right after a failed die);
-disengage Free Attacks; missiles per shooter (hit, cover dice, Armor, Geld re-roll, missile Free
-Attack); melee per fighter of side 0 then 1 in line order, per attack: hit, Armor, Geld re-roll,
-§6.4 Free Attack; End of Turn: Fated strokes, then per side and trigger the morale dice (Leader,
-Heroes, others) each followed by the Free Attack dice of a figure that flees. The policy stream
+initiative (``rolled``: side 0's die, side 1's die, repeated on a tie; none in a turn where
+nothing can happen, an approach turn without shooters); "first, other" below means the side
+that won the initiative, then the other (always side 0 then 1 with ``a_first``) —
+rally tests (first, other; figure index order; a Geld re-roll right after a failed die);
+disengage Free Attacks (first, other); missiles per shooter (first, other; hit, cover dice,
+Armor, Geld re-roll, missile Free Attack); melee per fighter of first, other in line order, per
+attack: hit, Armor, Geld re-roll, §6.4 Free Attack; End of Turn: Fated strokes (side 0 then 1:
+removal is simultaneous, §3.5), then per side (first, other) and trigger the morale dice
+(Leader, Heroes, others) each followed by the Free Attack dice of a figure that flees. The policy stream
 is drawn only by the ``random`` target policy (one draw per choice).
 
 Every kernel is compiled without NRT and allocates nothing: :func:`play_block` makes the
@@ -443,9 +447,11 @@ def _group_test(fig, ri, pol, st, sd, s, dice):
 
 
 @jit(inline="always", nrt=False)
-def _rally(fig, ri, pol, st, sd, dice):
-    """§9.5 Rally phase: each Coward tests Morale; pass: acts normally; fail: removed as killed."""
-    for s in range(2):
+def _rally(fig, ri, pol, st, sd, first, dice):
+    """§9.5 Rally phase: each Coward tests Morale; pass: acts normally; fail: removed as killed.
+    Sides in initiative order (§3.1: side ``first``, then the other)."""
+    for k in range(2):
+        s = first ^ k
         if sd[s, SideState.COWARDS] == 0:
             continue
         lead = sd[s, SideState.LEADER]
@@ -488,9 +494,11 @@ def _count_ravens(ri, st, sd, s):
 
 
 @jit(inline="always", nrt=False)
-def _morale_phase(fig, ri, pol, st, sd, dice):
-    """§9.2 morale triggers per side, side 0 first: Leader killed, past 50 % (once), each Hero
-    killed, each Raven token owed; each is one group test."""
+def _morale_phase(fig, ri, pol, st, sd, first, dice):
+    """§9.2 morale triggers per side, in initiative order (§3.1: side ``first`` tests first, so
+    its fleeing figures take Free Attacks from enemies that may flee after them): Leader
+    killed, past 50 % (once), each Hero killed, each Raven token owed; each is one group
+    test."""
     ravens0 = 0
     ravens1 = 0
     for s in range(2):
@@ -499,7 +507,8 @@ def _morale_phase(fig, ri, pol, st, sd, dice):
         ravens1 += r1
     for s in range(2):
         sd[s, SideState.FLED] = 0
-    for s in range(2):
+    for k in range(2):
+        s = first ^ k
         tests = 0
         if sd[s, SideState.EV_LEADER] > 0:                  # §9.2 Leader killed
             tests += 1
@@ -516,13 +525,13 @@ def _morale_phase(fig, ri, pol, st, sd, dice):
 
 
 @jit(inline="always", nrt=False)
-def _end_of_turn(fig, armt, ri, pol, st, sd, dice):
-    """§3.5 End of Turn: removal, morale triggers (§9.2) per side, removal of the fled killed
-    (their triggers wait a turn), §8.4 walls break."""
+def _end_of_turn(fig, armt, ri, pol, st, sd, first, dice):
+    """§3.5 End of Turn: removal, morale triggers (§9.2) per side in initiative order, removal
+    of the fled killed (their triggers wait a turn), §8.4 walls break."""
     for p in range(2):              # a loop, not two calls: one inlined copy of _removal
         _removal(fig, armt, ri, st, sd, dice)               # (compile time); 2nd pass:
         if p == 0:                                          # the fled and killed
-            _morale_phase(fig, ri, pol, st, sd, dice)
+            _morale_phase(fig, ri, pol, st, sd, first, dice)
     for s in range(2):                                      # §8.4 the wall breaks below 3
         if sd[s, SideState.WALL]:
             if not _resolve_wall_holds(_count_active(st, sd, s), ri[WarbandSlot.WALL_MIN]):
@@ -544,11 +553,13 @@ def _form_walls(ri, pol, st, sd):
 
 
 @jit(inline="always", nrt=False)
-def _disengage(fig, ri, pol, st, sd, dice):
+def _disengage(fig, ri, pol, st, sd, first, dice):
     """§4.4 disengaging as a policy: a wounded Leader with at most the policy's
     ``disengage_at`` wounds left steps out of the line while a friend still fights; every enemy
-    in contact gets a Free Attack. It returns when no friend is left fighting."""
-    for s in range(2):
+    in contact gets a Free Attack. It returns when no friend is left fighting. Sides in
+    initiative order (§3.1)."""
+    for k in range(2):
+        s = first ^ k
         at = pol[s, PolicySlot.DISENGAGE_AT]
         if at == 0:
             continue
@@ -618,15 +629,17 @@ def _shoot(fig, armt, ri, pol, st, sd, s, i, x, dice):
 
 
 @jit(inline="always", nrt=False)
-def _missiles(fig, armt, ri, pol, st, sd, t, cand, dice, pol_rng):
+def _missiles(fig, armt, ri, pol, st, sd, t, cand, first, dice, pol_rng):
     """§5 / §12.6 approach volleys: shooters in range fire once at a target chosen by policy;
-    Leaders and Heroes only when no other target is left (§5.2 "closest" abstraction)."""
+    Leaders and Heroes only when no other target is left (§5.2 "closest" abstraction). Sides
+    in initiative order (§3.1; simultaneous, §3.4: only the draw order)."""
     dist = (ri[WarbandSlot.APPROACH_LAST]
             + (ri[WarbandSlot.APPROACH_TURNS] - t) * ri[WarbandSlot.APPROACH_STEP])
     for s in range(2):
         for i in range(sd[s, SideState.N_FIG]):
             st[s, i, FigState.ENG] = 0                      # shots aimed at it this volley
-    for s in range(2):
+    for k in range(2):
+        s = first ^ k
         es = 1 - s
         for i in range(sd[s, SideState.N_FIG]):
             if (st[s, i, FigState.STATUS] != Status.ACTIVE or fig[s, i, FigCol.MISSILE] == 0
@@ -759,21 +772,62 @@ def _strike(fig, melt, armt, ri, pol, st, sd, s, f, dice):
 
 
 @jit(inline="always", nrt=False)
-def _melee(fig, melt, armt, ri, pol, st, sd, line, cand, duel_only, dice, pol_rng):
+def _melee(fig, melt, armt, ri, pol, st, sd, line, cand, duel_only, first, dice, pol_rng):
     """§6 / §12.6 melee phase: form and pair the lines, surplus figures gang up, then every
-    fighter's attacks, side 0's first (§3.4 simultaneous: only the draw order)."""
+    fighter's attacks, side ``first``'s first (§3.1 initiative order; §3.4 simultaneous: only
+    the draw order)."""
     for s in range(2):
         _form_line(fig, st, sd, line, s, duel_only)
     m = min(sd[0, SideState.N_LINE], sd[1, SideState.N_LINE])
     if m == 0:
         return
     _pair_lines(fig, ri, pol, st, sd, line, cand, m, pol_rng)
-    for s in range(2):
+    for k in range(2):
+        s = first ^ k
         for j in range(sd[s, SideState.N_LINE]):
             _strike(fig, melt, armt, ri, pol, st, sd, s, line[s, j], dice)
 
 
 # ---------------------------------------------------------------- battle
+
+@jit(inline="always", nrt=False)
+def _command(fig, st, sd, s):
+    """§3.2: the Leaders and Heroes left in side s's force (alive: ACTIVE or COWARD; a figure
+    that is both a Leader and a Hero counts as one of each)."""
+    k = 0
+    for i in range(sd[s, SideState.N_FIG]):
+        if _alive(st, s, i):
+            k += fig[s, i, FigCol.LEADER] + fig[s, i, FigCol.HERO]
+    return k
+
+
+@jit(inline="always", nrt=False)
+def _resolve_initiative(roll0, roll1, command0, command1):
+    """§3.2: the side acting first from the two initiative dice: the lower d6 - (Leaders +
+    Heroes left) (the low roller goes first, DEFAULT: it never names the other side);
+    -1 on a tie (both roll again)."""
+    r0 = roll0 - command0
+    r1 = roll1 - command1
+    if r0 == r1:
+        return _NONE
+    return 0 if r0 < r1 else 1
+
+
+@jit(inline="always", nrt=False)
+def _initiative(fig, ri, st, sd, dice):
+    """§3.2 Initiative phase: the side that acts first in every phase of this turn. Option
+    ``initiative``: rolled (DEFAULT) draws a die for side 0 then side 1, again on a tie;
+    a_first (the old fixed order) draws nothing and returns 0."""
+    if ri[WarbandSlot.INITIATIVE] == 0:
+        return 0
+    c0 = _command(fig, st, sd, 0)
+    c1 = _command(fig, st, sd, 1)
+    while True:
+        d0 = _d6(dice)
+        first = _resolve_initiative(d0, _d6(dice), c0, c1)
+        if first != _NONE:
+            return first
+
 
 @jit(inline="always", nrt=False)
 def _fighters(ri, st, sd, s):
@@ -854,19 +908,22 @@ def _battle(fig, melt, armt, nfig, ri, pol, st, sd, line, cand, dice, pol_rng):
     while t < ri[WarbandSlot.MAX_TURNS]:
         t += 1
         quiet = t <= approach and not shooters              # nothing can happen: no dice
+        first = 0
         if not quiet:
-            _rally(fig, ri, pol, st, sd, dice)              # 2 Rally (§9.5)
+            first = _initiative(fig, ri, st, sd, dice)      # 1 Initiative (§3.2)
+            _rally(fig, ri, pol, st, sd, first, dice)       # 2 Rally (§9.5)
         if t == 1:
             _form_walls(ri, pol, st, sd)                    # 3 Movement: §8.1 walls form
         elif gm:
-            _disengage(fig, ri, pol, st, sd, dice)          # §4.4
+            _disengage(fig, ri, pol, st, sd, first, dice)   # §4.4
         if quiet:
             continue
         if t <= approach:
-            _missiles(fig, armt, ri, pol, st, sd, t, cand, dice, pol_rng)   # 4 Missile
+            _missiles(fig, armt, ri, pol, st, sd, t, cand, first, dice, pol_rng)   # 4 Missile
         else:
-            _melee(fig, melt, armt, ri, pol, st, sd, line, cand, 1 - gm, dice, pol_rng)  # 5
-        _end_of_turn(fig, armt, ri, pol, st, sd, dice)      # 6 End of Turn
+            _melee(fig, melt, armt, ri, pol, st, sd, line, cand, 1 - gm, first, dice,
+                   pol_rng)                                 # 5 Melee
+        _end_of_turn(fig, armt, ri, pol, st, sd, first, dice)   # 6 End of Turn
         if gm == 0:                                         # §10.7 Fight for Honor
             gm, duel_res, result = _honour_duel(ri, st, sd, duel_res)
             if result != _RUNNING:

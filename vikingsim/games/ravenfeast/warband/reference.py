@@ -117,6 +117,7 @@ class Battle:
         self.ev_hero = [0, 0]
         self.fled = [0, 0]
         self.lines = [[], []]
+        self.order = (0, 1)       # sides in this turn's initiative order (§3.1)
 
     # -- helpers
     def say(self, msg):
@@ -173,8 +174,25 @@ class Battle:
                 self.say(f"  {e} strikes {f} as it leaves: a wound")
 
     # -- phases
+    def initiative(self):
+        """§3.2: this turn's order. rolled: each side rolls a d6 (a's die first) minus the
+        Leaders and Heroes left in its force; the lower total acts first in every phase (it
+        does not name the other side); a tie rolls again. a_first: a, then b, no dice."""
+        if self.wr.initiative == "a_first":
+            self.order = (0, 1)
+            return
+        left = [sum(int(f.leader) + int(f.hero) for f in band if f.alive()) for band in self.bands]
+        while True:
+            totals = [self.roll() - left[0], self.roll() - left[1]]
+            if totals[0] != totals[1]:
+                break
+            self.say(f"  initiative tied at {totals[0]}: both roll again")
+        self.order = (0, 1) if totals[0] < totals[1] else (1, 0)
+        self.say(f"  initiative: {self.names[self.order[0]]} acts first "
+                 f"(d6 - Leaders and Heroes: {totals[0]} v {totals[1]})")
+
     def rally(self):
-        for s in (0, 1):
+        for s in self.order:
             lead = self.leader[s]
             for f in self.bands[s]:
                 if f.status != COWARD:
@@ -205,7 +223,7 @@ class Battle:
                     self.say(f"  {self.names[s]} forms a shield wall, {self.front[s]} wide")
 
     def disengage(self):
-        for s in (0, 1):
+        for s in self.order:
             at = self.pol[s]["disengage_at"]        # wounds left at which it steps out
             if at == 0:
                 continue
@@ -225,7 +243,7 @@ class Battle:
         for band in self.bands:
             for f in band:
                 f.engaged = 0
-        for s in (0, 1):
+        for s in self.order:
             foes = self.bands[1 - s]
             for f in self.bands[s]:
                 if f.status != ACTIVE or f.missile == 0 or f.range < dist:
@@ -297,7 +315,7 @@ class Battle:
                 if x.engaged > 1:
                     cands = [f for f in self.lines[big] if f.target is x]
                     x.target = self.choose(self.pol[sm]["target"], cands)
-        for s in (0, 1):
+        for s in self.order:
             for f in self.lines[s]:
                 x = f.target
                 mel = f.melee_in[f.engaged > 1, self.wall[s]]             # §6.2, §8.3
@@ -405,7 +423,7 @@ class Battle:
                     ravens[1 - s if self.wr.raven_test_side == "attacker_side" else s] += f.raven
                 f.raven = 0
         self.fled = [0, 0]
-        for s in (0, 1):
+        for s in self.order:
             tests = []
             if self.ev_leader[s]:
                 tests.append("Leader killed")
@@ -433,12 +451,16 @@ class Battle:
         gm = 0 if scen else 1
         duel = -1
         approach = 0 if scen else self.wr.approach_turns
+        shooters = any(f.missile > 0 for band in self.bands for f in band)
         result = None
         t = 0
         while t < self.rules.max_turns:
             t += 1
             self.say(f"Turn {t}: " + "; ".join(
                 f"{self.names[s]} {self.fighters(s)} fighting" for s in (0, 1)))
+            self.order = (0, 1)
+            if not (t <= approach and not shooters):     # a turn where nothing can happen
+                self.initiative()                        # rolls no initiative dice
             self.rally()
             if t == 1:
                 self.form_walls()

@@ -27,6 +27,7 @@ RAVEN_SIDES = ("victim_side", "attacker_side")
 HERO_BONUS = ("self", "nearby")
 END_RULES = ("no_fighters", "no_figures")
 THRALL_VICTORY = ("tiebreak", "off")
+INITIATIVE = ("rolled", "a_first")
 #: Modified Melee per figure: index outnumbered + 2 * wall (§6.2, §8.3).
 N_MELEE_CASES = 4
 #: Modified Armor per figure against one blow: index wall + 2 * rear + 4 * Mighty attacker.
@@ -39,6 +40,12 @@ class WarbandRules:
 
     Attributes
     ----------
+    initiative : {"rolled", "a_first"}
+        §3.2 DEFAULT rolled: each turn both sides roll a d6 minus the Leaders and Heroes left in
+        their force (alive, a fled Coward included; a Leader-Hero counts twice); the lower total
+        acts first in every phase of that turn (the low roller goes first: it never names the
+        other side); ties roll again. a_first: side a always acts first (the order before this
+        option; no initiative dice), kept to reproduce older results.
     approach_turns : int
         §12.6 DEFAULT 1: turns of closing (missile volleys only) before all figures engage.
     approach_last_distance, approach_step : int
@@ -97,6 +104,9 @@ class WarbandRules:
         game; False: the fall of a Jarl always starts the general melee.
     """
 
+    initiative: str = rule("rolled", "§3.2 turn order: rolled each turn (d6 - Leaders - Heroes, "
+                           "lowest first) or a_first (side a always first)", section="§3.2",
+                           choices=INITIATIVE)
     approach_turns: int = rule(1, "§12.6 turns of missile volleys before melee",
                                section="§12.6", lo=0, hi=10)
     approach_last_distance: int = rule(6, "inches of the last approach volley", lo=0, hi=100,
@@ -199,7 +209,8 @@ class WarbandSlot(IntEnum):
     CLAMP = 25
     GELD = 26
     THRALL_TIEBREAK = 27
-    N = 28
+    INITIATIVE = 28       # 1: rolled (§3.2), 0: a_first
+    N = 29
 
 
 class WarbandSetup(NamedTuple):
@@ -249,6 +260,7 @@ def rules_vector(rules: Rules, w: WarbandRules) -> np.ndarray:
         WarbandSlot.CLAMP: rules.rating_clamp,
         WarbandSlot.GELD: w.geld,
         WarbandSlot.THRALL_TIEBREAK: w.thrall_victory == "tiebreak",
+        WarbandSlot.INITIATIVE: w.initiative == "rolled",
     }
     ri = np.zeros(WarbandSlot.N, np.int64)
     for slot, v in values.items():
@@ -307,6 +319,6 @@ def compile_setup(wa, wb, rules: Rules = Rules(), wrules: WarbandRules = Warband
                         pol=compile_policies(policies))
 
 
-__all__ = ["END_RULES", "FigCol", "HERO_BONUS", "N_ARMOR_CASES", "N_MELEE_CASES", "RAVEN_SIDES",
+__all__ = ["END_RULES", "FigCol", "HERO_BONUS", "INITIATIVE", "N_ARMOR_CASES", "N_MELEE_CASES", "RAVEN_SIDES",
            "SCENARIOS", "THRALL_VICTORY", "WarbandRules", "WarbandSetup",
            "WarbandSlot", "compile_setup", "figure_tables", "rules_vector"]
