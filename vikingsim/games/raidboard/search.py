@@ -19,6 +19,8 @@ import math
 import numpy as np
 
 from vikingsim.core.jit import jit
+from vikingsim.core.search import pick_best as _pick_best
+from vikingsim.core.search import timed as _timed
 from vikingsim.games.raidboard import forward
 from vikingsim.games.raidboard.forward import Clock
 from vikingsim.games.raidboard.kernel import END_DECIDE, END_TERMINATED, END_TRUNCATED
@@ -34,25 +36,6 @@ def _rollout(rules, roll_kinds, roll_params, root, sim, option, pol_rng):
     forward.apply(rules, roll_kinds, roll_params, sim, option, pol_rng, pol_rng)
     return 1.0 if sim.clock[Clock.END] == END_TERMINATED and sim.clock[Clock.WINNER] == seat \
         else 0.0
-
-
-@jit(nrt=False)
-def _pick_best(scores, opts, n, pol_rng):
-    """The option with the highest score; a tie drawn uniformly on the policy stream (one
-    draw, only when tied): no space index or seat breaks it."""
-    best, n_best = -1e300, 0
-    for j in range(n):
-        if scores[j] > best:
-            best, n_best = scores[j], 1
-        elif scores[j] == best:
-            n_best += 1
-    pick = int(pol_rng.random() * n_best) if n_best > 1 else 0
-    for j in range(n):
-        if scores[j] == best:
-            if pick == 0:
-                return opts[j]
-            pick -= 1
-    return opts[0]
 
 
 @jit(nrt=False)
@@ -289,16 +272,6 @@ def _decision_states(s, most: int, seed: int) -> list:
     return forward.State(*[np.stack(f) for f in zip(*found[:most])])
 
 
-def _timed(fn) -> float:
-    """CPU seconds of this thread (the kernels run on it): steadier than the wall clock on a
-    shared machine."""
-    import time
-
-    t0 = time.thread_time()
-    fn()
-    return time.thread_time() - t0
-
-
 def _rollout_seconds(s, bank, count: int, pol) -> float:
     """CPU seconds per rollout from the states of ``bank`` (``count`` each)."""
     rules, k = forward.rules_of(s.compiled), len(s.kinds)
@@ -312,47 +285,13 @@ def _rollout_seconds(s, bank, count: int, pol) -> float:
 
 
 def bench_rows(seconds: float = 1.0, repeats: int = 3, players: int = 4) -> list[dict]:
-    """One row per search player at its default parameters, in one seat among ``greedy``
-    seats: decisions/s and rollouts/s of whole games (1 thread, CPU seconds), and overhead =
-    (search time - rollout time) / rollout time, where search time = the games' time less that
-    of the same games with the searching seat on greedy, and rollout time = rollouts played x
-    the time of one rollout from the games' own decision states, timed alone."""
-    import statistics
+    """One row per search player in one seat among ``greedy`` seats (``core.search.bench_rows``:
+    decisions/s, rollouts/s, overhead)."""
+    import sys
 
-    from vikingsim.core import config, rng
-    from vikingsim.core.options import resolve
+    from vikingsim.core import search as core_search
     from vikingsim.games.raidboard import GAME
 
-    opts = resolve(GAME.name, GAME.options, {})
-    plain = GAME.setup(opts, ["greedy"] * players, players)
-    rows = []
-    for name in BENCH_POLICIES:
-        s = GAME.setup(opts, [name] + ["greedy"] * (players - 1), players)
-
-        def play(setup, n, counts):
-            out = GAME.allocate(setup, n)
-            d = rng.block_generator(config.SEED, rng.STREAM_DICE, 0)
-            p = rng.block_generator(config.SEED, rng.STREAM_POLICY, 0)
-            if counts is None:
-                return _timed(lambda: GAME.play_block(setup, 0, n, d, p, out))
-            return _timed(lambda: play_block(setup, 0, n, d, p, out, counts))
-        n = 16
-        play(s, n, np.zeros(2, np.int64))                        # compile / load
-        while play(s, n, np.zeros(2, np.int64)) < seconds / 4 and n < 1 << 24:
-            n *= 4
-        n = max(16, int(n * seconds / max(play(s, n, np.zeros(2, np.int64)), 1e-9)))
-        counts = np.zeros(2, np.int64)
-        t_all = statistics.median(play(s, n, counts) for _ in range(repeats))
-        decisions, rollouts = (int(x) // repeats for x in counts)
-        t_plain = statistics.median(play(plain, n, None) for _ in range(repeats))
-        bank = _decision_states(s, 1000, config.SEED)
-        pol = rng.block_generator(config.SEED, rng.STREAM_WARMUP, 7)
-        per = max(1, rollouts // max(decisions, 1))
-        t_roll = rollouts * statistics.median(_rollout_seconds(s, bank, per, pol)
-                                              for _ in range(repeats))
-        rows.append({"game": GAME.name, "policy": s.policies[0], "players": players,
-                     "games": n, "games_per_s": n / t_all, "decisions_per_s": decisions / t_all,
-                     "rollouts_per_s": rollouts / t_all, "rollouts_per_decision": per,
-                     "search_s": t_all - t_plain, "rollout_s": t_roll,
-                     "overhead": (t_all - t_plain - t_roll) / t_roll})
-    return rows
+    return core_search.bench_rows(GAME, sys.modules[__name__], "greedy", seconds=seconds,
+                                  repeats=repeats, players=players, n_start=16,
+                                  bank_size=1000, roll_cap=None)
