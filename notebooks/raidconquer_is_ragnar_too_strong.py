@@ -36,6 +36,9 @@
 # 5. **How long** is a game? (section 6)
 # 6. **Which cards** are over- and under-costed, what would their costs be, and how much of
 #    that rests on the invented values? (sections 7-9: restricted play, issue 20 §5)
+# 7. **Which skill**: do the seat effect and "Ragnar +1 Base Attack" change when the players
+#    search instead of following scripts? (the last section, **Answers by skill**, issue 21 §5:
+#    printed from its own tables after the Answers cell)
 #
 # **What every answer rests on.** The compiled engine `raidconquer` (`docs/rules/raidconquer.md`)
 # with its DEFAULT readings, which since issue 18 follow the rulebook's words:
