@@ -36,6 +36,9 @@
 # 5. **How long** is a game? (section 6)
 # 6. **Which cards** are over- and under-costed, what would their costs be, and how much of
 #    that rests on the invented values? (sections 7-9: restricted play, issue 20 §5)
+# 7. **Which skill**: do the seat effect and "Ragnar +1 Base Attack" change when the players
+#    search instead of following scripts? (the last section, **Answers by skill**, issue 21 §5:
+#    printed from its own tables after the Answers cell)
 #
 # **What every answer rests on.** The compiled engine `raidconquer` (`docs/rules/raidconquer.md`)
 # with its DEFAULT readings, which since issue 18 follow the rulebook's words:
@@ -806,3 +809,117 @@ policy in every seat ({N_READ // 4:,} games each) the mean runs from
 with the rulebook is fitted, not evidence.*
 """
 display(Markdown(ANSWERS))
+
+# %% [markdown]
+# ## Answers by skill
+#
+# Issue 21 §5: are the seat effect and "Ragnar +1 Base Attack" (section 2's Base Attack 3)
+# answers about the game, or about `hints`? The study `experiments/raidconquer_by_skill.toml`
+# asks both at three skill levels, the same policy in every seat: **scripted** (`hints`),
+# **mid** (the Secret Plan search `ismcts(budget=16)`) and **top** (`ismcts(budget=64)`, the
+# top of the measured ladder, `docs/rules/raidconquer.md` §15), 4 players, characters rotated,
+# Ragnar's Base Attack 2 (the rulebook's) and 3, on common seeds (every cell plays the same
+# dice). It runs at `N_SKILL` games per cell (`vikingsim.studies.run.ensure_study`, into
+# `results/raidconquer_by_skill-<N_SKILL>/`; the study file's own n with `vikingsim
+# experiment`, whose `vikingsim report` page has the same "By skill" section). Search players
+# are slow (about 50 games per CPU-second with one `ismcts(64)` seat, four times slower with
+# four), so n is small and the intervals are wide: these answers can say whether an effect
+# changes a lot with skill, not whether it moves by a point.
+#
+# The seat answers and their tests are the report's (`vikingsim.studies.report.skill`): each
+# seat's win rate per level with its Wilson 95% interval, and whether it is the same at every
+# level (Cochran's Q on the paired games, Holm-adjusted over the four seats). Ragnar's effect is
+# his win rate by character (the rows' `character_<seat>` columns, as in section 2) at Base
+# Attack 3 minus at Base Attack 2, per level, with its Newcombe 95% interval, and Cochran's Q
+# of "the same effect at every level" (the report's `effect_tests`, inverse-variance weights).
+
+# %%
+from statsmodels.stats.proportion import confint_proportions_2indep
+
+from vikingsim.studies.report import contender_frame, count_games, view_of
+from vikingsim.studies.report.skill import (answer_sentence, effect_sentence, effect_tests,
+                                            level_words, paired_wins, skill_figure,
+                                            skill_frame, skill_tests)
+from vikingsim.studies.run import ensure_study
+
+N_SKILL = 20 if SMALL else 600               # games per cell (6 cells)
+SKILL_TOML = (Path("..") / "experiments" if Path("../experiments").is_dir()
+              else Path("experiments")) / "raidconquer_by_skill.toml"
+t_skill = time.perf_counter()
+skill_view = view_of(ensure_study(SKILL_TOML, games=N_SKILL,
+                                  results=SKILL_TOML.parent.parent / "results"))
+skill_counts, _ = count_games(skill_view)
+skill_cf = contender_frame(skill_view, skill_counts)
+skill_sf = skill_frame(skill_view, skill_cf)
+RULEBOOK = skill_sf.situation.iloc[0]        # the Base Attack 2 cells (the rulebook's game)
+skill_sf = skill_sf[skill_sf.situation.str.endswith("attack 2")].reset_index(drop=True)
+seat_tests = skill_tests(skill_sf, paired_wins(skill_view, skill_sf))
+print(f"{len(skill_view.cells)} cells, {N_SKILL:,} games each, in "
+      f"{time.perf_counter() - t_skill:.0f} s (run or read)")
+skill_sf.pivot_table(index="who", columns="level_words", values=["rate", "lo", "hi"],
+                     sort=False).round(3)
+
+# %%
+display(skill_figure(skill_sf))
+
+
+# %%
+def ragnar_cell(cell):
+    """Ragnar's wins and seats (by character) in one cell of the study's rows."""
+    k = int(cell["players"])
+    f = skill_view.data.games(cell=cell["cell"],
+                              columns=["winner", *[f"character_{s}" for s in range(k)]])
+    names = np.stack([f[f"character_{s}"].astype(str).to_numpy() for s in range(k)], axis=1)
+    w = f.winner.to_numpy().astype(np.int64)
+    winner_name = np.where(w >= 0, names[np.arange(len(f)), np.clip(w, 0, None)], "")
+    # every decided game has one winning character; each sits in 4/5 of the games (whole
+    # rotations: N_SKILL is a multiple of 5)
+    assert sum((winner_name == ch).sum() for ch in CHARACTERS) == (w >= 0).sum()
+    assert all((names == ch).any(axis=1).sum() == len(f) * k // len(CHARACTERS)
+               for ch in CHARACTERS)
+    return int((winner_name == "ragnar").sum()), int((names == "ragnar").any(axis=1).sum())
+
+
+LEVELS = list(dict.fromkeys(str(c["grid"]["policy"]) for c in skill_view.cells))
+rag = {}
+for c in skill_view.cells:
+    wins, seats_r = ragnar_cell(c)
+    rag[(str(c["grid"]["policy"]), int(c["grid"]["ragnar_base_attack"]))] = (wins, seats_r)
+rag_rows = []
+for i, lv in enumerate(LEVELS):
+    (wa, na), (wb, nb) = rag[(lv, 2)], rag[(lv, 3)]
+    lo, hi = confint_proportions_2indep(wb, nb, wa, na, method="newcomb", compare="diff")
+    pa, pb = (wa + 1) / (na + 2), (wb + 1) / (nb + 2)       # Agresti-Caffo, as the report
+    rag_rows.append({"knob": "ragnar_base_attack", "effect": "Base Attack 3 vs 2",
+                     "situation": "", "who": "Ragnar", "level": lv, "level_index": i,
+                     "level_words": level_words(skill_view.manifest, "policy", lv),
+                     "wa": wa, "na": na, "wb": wb, "nb": nb,
+                     "rate_2": wa / na, "rate_3": wb / nb, "d": wb / nb - wa / na,
+                     "lo": float(lo), "hi": float(hi),
+                     "var": pa * (1 - pa) / na + pb * (1 - pb) / nb})
+ragnar_skill = pd.DataFrame(rag_rows)
+ragnar_test = effect_tests(ragnar_skill)
+ragnar_skill[["level_words", "wa", "na", "rate_2", "wb", "nb", "rate_3", "d", "lo",
+              "hi"]].round(3)
+
+# %%
+N_PLAYED = int(skill_sf.games.iloc[0])
+print(f"Seat effect by skill ({RULEBOOK.lower()}, {N_PLAYED:,} games per level, common seeds):")
+for t in seat_tests.itertuples():
+    print(" ", answer_sentence(skill_sf, t, len(seat_tests), False))
+top_seat = seat_tests.loc[seat_tests.who == "seat 0"].iloc[0]
+print(f"So the First Player's edge {'changes' if top_seat.changes else 'does not change'} "
+      f"with skill beyond noise at this n; "
+      f"{int(seat_tests.changes.sum())} of {len(seat_tests)} seats' rates change.")
+rt = ragnar_test.iloc[0]
+print(f"Ragnar +1 Base Attack by skill ({N_PLAYED:,} games per cell, "
+      f"{int(ragnar_skill.na.iloc[0]):,} Ragnar seats):")
+print(" ", effect_sentence(ragnar_skill, rt, 1))
+for r in ragnar_skill.itertuples():
+    side = ("helps Ragnar beyond noise" if r.lo > 0 else "hurts Ragnar beyond noise"
+            if r.hi < 0 else "is within noise")
+    print(f"  at {r.level_words}: {pct(r.rate_2)} at Base Attack 2, {pct(r.rate_3)} at 3: "
+          f"the +1 {side}")
+print(f"So the Ragnar +1 answer {'changes' if rt.changes else 'does not change'} with skill "
+      f"beyond noise (Cochran's Q p = {rt.p:.2f}); intervals at {N_PLAYED:,} games per cell "
+      f"are about ±{100 * (ragnar_skill.hi - ragnar_skill.lo).max() / 2:.0f} points wide.")
