@@ -810,7 +810,8 @@ display(Markdown(answer))
 # (common seeds: game g of every cell plays the same dice, so each restricted cell is paired
 # with its level's baseline game by game, and the levels with each other). Intervals are 95%
 # normal intervals of the paired per-game differences (`vikingsim.core.stats.paired_diff`); the
-# change with skill is the paired difference of the per-game worths of two levels. The search
+# change with skill is the paired difference of the per-game worths of two levels, its normal
+# p-value Holm-adjusted over the three pairs of levels (statsmodels `multipletests`). The search
 # levels cost most of the time, so n here is small (the cell below prints it); the
 # half-widths of the table are the precision.
 
@@ -857,11 +858,28 @@ for level in SKILL_LEVELS:
                        "slays_per_player": b[[f"slays_{s}" for s in range(PLAYERS)]].mean().mean(),
                        "denied_seat_win_rate": denied.mean()})
 slay_by_skill = pd.DataFrame(skill_rows).set_index("level")
-skill_change = pd.DataFrame([
-    {"levels": f"{hi} − {lo}", "diff_pp": d["diff"], "lo": d["ci"][0], "hi": d["ci"][1]}
-    for lo, hi in (("greedy_vp", "ismcts(budget=8)"), ("greedy_vp", "ismcts(budget=32)"),
-                   ("ismcts(budget=8)", "ismcts(budget=32)"))
-    for d in [paired_diff(worth_games[hi], worth_games[lo])]]).set_index("levels")
+LEVEL_SHORT = {"greedy_vp": "scripted", "ismcts(budget=8)": "mid", "ismcts(budget=32)": "top"}
+
+
+def level_change(hi, lo):
+    """Paired difference of the per-game worths of two levels, with its normal p-value."""
+    from scipy.stats import norm
+
+    d = paired_diff(worth_games[hi], worth_games[lo])
+    return {"levels": f"{LEVEL_SHORT[hi]} − {LEVEL_SHORT[lo]}", "diff_pp": d["diff"],
+            "lo": d["ci"][0], "hi": d["ci"][1], "p": 2 * norm.sf(abs(d["diff"]) / d["se"])}
+
+
+def holm(p):
+    from statsmodels.stats.multitest import multipletests
+
+    return multipletests(p, method="holm")[1]
+
+
+skill_change = pd.DataFrame([level_change(hi, lo) for lo, hi in (
+    ("greedy_vp", "ismcts(budget=8)"), ("greedy_vp", "ismcts(budget=32)"),
+    ("ismcts(budget=8)", "ismcts(budget=32)"))]).set_index("levels")
+skill_change["p_holm"] = holm(skill_change.p.to_numpy())     # over the three pairs of levels
 print(f"SKILL_N = {SKILL_N:,} games per cell")
 display(slay_by_skill)
 display(skill_change)
@@ -871,16 +889,16 @@ def worth_text(r):
     return f"{sg(r.worth_pp, 1)} points [{sg(r.lo, 1)}, {sg(r.hi, 1)}]"
 
 
-changed = skill_change[(skill_change.lo > 0) | (skill_change.hi < 0)]
-top_minus = skill_change.iloc[1]
+changed = skill_change[skill_change.p_holm < 0.05]
+top_minus = skill_change.loc["top − scripted"]
 if changed.empty:
     skill_verdict = ("**The slay value does not change with skill beyond the noise at this n:** "
-                     "no paired difference between two levels excludes 0")
+                     "no paired difference between two levels has a Holm-adjusted p below 5%")
 else:
-    skill_verdict = ("**The slay value changes with skill:** "
-                     + "; ".join(f"{k} {sg(r.diff_pp, 1)} points [{sg(r.lo, 1)}, {sg(r.hi, 1)}]"
-                                 for k, r in changed.iterrows())
-                     + " exclude 0")
+    skill_verdict = ("**The slay value changes with skill** (a paired difference between two "
+                     "levels with a Holm-adjusted p below 5%, over the three pairs): "
+                     + "; ".join(f"{k} {sg(r.diff_pp, 1)} points [{sg(r.lo, 1)}, {sg(r.hi, 1)}], "
+                                 f"adjusted p = {r.p_holm:.3f}" for k, r in changed.iterrows()))
 positive = [SKILL_WORDS[k] for k, r in slay_by_skill.iterrows() if r.lo > 0]
 negative = [SKILL_WORDS[k] for k, r in slay_by_skill.iterrows() if r.hi < 0]
 skill_answer = f"""
