@@ -796,3 +796,123 @@ The weight sets (every player's weights halved or doubled) are the last two colu
 5.
 """
 display(Markdown(answer))
+
+# %% [markdown]
+# ## 8. Slay value by skill (issue 21 §5)
+#
+# Sections 1b and 5 value Slay a Giant for the scripted `greedy_vp` only. Here the **slay
+# value** is the restricted-play worth of the `slay_giant` action (`docs/importance.md`): one
+# seat may not slay (`forbid=slay_giant`), the other seats play on unchanged, the restricted
+# seat is rotated over the seats, and the worth is the win rate (in points) a seat gives up,
+# averaged over the seats. It is asked at three skill levels, the same policy in every seat
+# (§4.5, §4.11): scripted (`greedy_vp`), a mid budget (`ismcts(budget=8)`) and the top of the
+# ladder (`ismcts(budget=32)`). The study is `experiments/tevragnarok_slay_by_skill.toml`
+# (common seeds: game g of every cell plays the same dice, so each restricted cell is paired
+# with its level's baseline game by game, and the levels with each other). Intervals are 95%
+# normal intervals of the paired per-game differences (`vikingsim.core.stats.paired_diff`); the
+# change with skill is the paired difference of the per-game worths of two levels, its normal
+# p-value Holm-adjusted over the three pairs of levels (statsmodels `multipletests`). The search
+# levels cost most of the time, so n here is small (the cell below prints it); the
+# half-widths of the table are the precision.
+
+# %%
+from vikingsim.studies.run import ensure_study  # noqa: E402
+
+SKILL_N = 20 if SMALL else 1_000            # games per cell (15 cells)
+skill_study = ensure_study("../experiments/tevragnarok_slay_by_skill.toml", games=SKILL_N,
+                           results="../results")
+SKILL_LEVELS = ["greedy_vp", "ismcts(budget=8)", "ismcts(budget=32)"]
+SKILL_WORDS = {"greedy_vp": "scripted (`greedy_vp`)", "ismcts(budget=8)": "mid (`ismcts(budget=8)`)",
+               "ismcts(budget=32)": "top (`ismcts(budget=32)`)"}
+
+
+def skill_cells(manifest):
+    """{level: (baseline cell, [the cell in which seat s may not slay, for each seat])}."""
+    base, restricted = {}, {}
+    for c in manifest["cells"]:
+        g = c["grid"]
+        seat = [int(k.split(".")[1]) for k, v in g.items() if k != "policy" and v == "slay_giant"]
+        if seat:
+            restricted.setdefault(g["policy"], [None] * PLAYERS)[seat[0]] = c["cell"]
+        else:
+            base[g["policy"]] = c["cell"]
+    return {level: (base[level], restricted[level]) for level in base}
+
+
+cells_by_level = skill_cells(skill_study.manifest)
+skill_games = skill_study.games(columns=["winner"] + [f"slays_{s}" for s in range(PLAYERS)])
+by_cell = {c: g.sort_values("game_id").reset_index(drop=True)
+           for c, g in skill_games.groupby("cell")}
+worth_games, skill_rows = {}, []
+for level in SKILL_LEVELS:
+    base, restricted = cells_by_level[level]
+    b = by_cell[base]
+    kept = sum((b.winner == s).to_numpy() for s in range(PLAYERS)) / PLAYERS
+    denied = sum((by_cell[restricted[s]].winner == s).to_numpy() for s in range(PLAYERS)) / PLAYERS
+    assert all((by_cell[restricted[s]].game_id == b.game_id).all() for s in range(PLAYERS))
+    assert all((by_cell[restricted[s]][f"slays_{s}"] == 0).all() for s in range(PLAYERS))
+    worth_games[level] = 100 * (kept - denied)
+    w = paired_diff(100 * kept, 100 * denied)
+    skill_rows.append({"level": level, "games": len(b), "worth_pp": w["diff"],
+                       "lo": w["ci"][0], "hi": w["ci"][1],
+                       "slays_per_player": b[[f"slays_{s}" for s in range(PLAYERS)]].mean().mean(),
+                       "denied_seat_win_rate": denied.mean()})
+slay_by_skill = pd.DataFrame(skill_rows).set_index("level")
+LEVEL_SHORT = {"greedy_vp": "scripted", "ismcts(budget=8)": "mid", "ismcts(budget=32)": "top"}
+
+
+def level_change(hi, lo):
+    """Paired difference of the per-game worths of two levels, with its normal p-value."""
+    from scipy.stats import norm
+
+    d = paired_diff(worth_games[hi], worth_games[lo])
+    return {"levels": f"{LEVEL_SHORT[hi]} − {LEVEL_SHORT[lo]}", "diff_pp": d["diff"],
+            "lo": d["ci"][0], "hi": d["ci"][1], "p": 2 * norm.sf(abs(d["diff"]) / d["se"])}
+
+
+def holm(p):
+    from statsmodels.stats.multitest import multipletests
+
+    return multipletests(p, method="holm")[1]
+
+
+skill_change = pd.DataFrame([level_change(hi, lo) for lo, hi in (
+    ("greedy_vp", "ismcts(budget=8)"), ("greedy_vp", "ismcts(budget=32)"),
+    ("ismcts(budget=8)", "ismcts(budget=32)"))]).set_index("levels")
+skill_change["p_holm"] = holm(skill_change.p.to_numpy())     # over the three pairs of levels
+print(f"SKILL_N = {SKILL_N:,} games per cell")
+display(slay_by_skill)
+display(skill_change)
+
+# %%
+def worth_text(r):
+    return f"{sg(r.worth_pp, 1)} points [{sg(r.lo, 1)}, {sg(r.hi, 1)}]"
+
+
+changed = skill_change[skill_change.p_holm < 0.05]
+top_minus = skill_change.loc["top − scripted"]
+if changed.empty:
+    skill_verdict = ("**The slay value does not change with skill beyond the noise at this n:** "
+                     "no paired difference between two levels has a Holm-adjusted p below 5%")
+else:
+    skill_verdict = ("**The slay value changes with skill** (a paired difference between two "
+                     "levels with a Holm-adjusted p below 5%, over the three pairs): "
+                     + "; ".join(f"{k} {sg(r.diff_pp, 1)} points [{sg(r.lo, 1)}, {sg(r.hi, 1)}], "
+                                 f"adjusted p = {r.p_holm:.3f}" for k, r in changed.iterrows()))
+positive = [SKILL_WORDS[k] for k, r in slay_by_skill.iterrows() if r.lo > 0]
+negative = [SKILL_WORDS[k] for k, r in slay_by_skill.iterrows() if r.hi < 0]
+skill_answer = f"""
+**Slay value by skill** ({PLAYERS} players, n = {SKILL_N:,} games per cell, common seeds,
+seed {skill_study.manifest['root_seed']}; 95% intervals). Denied Slay a Giant, a seat's win rate
+falls by """ + "; ".join(f"{worth_text(r)} at {SKILL_WORDS[k]}, where each player slays "
+                         f"{r.slays_per_player:.2f} times a game"
+                         for k, r in slay_by_skill.iterrows()) + f""" (a negative value: the seat
+wins more without it). Slaying is worth win rate (interval above 0) at {len(positive)} of
+{len(slay_by_skill)} levels ({', '.join(positive) or 'none'}) and costs it (interval below 0) at
+{len(negative)} ({', '.join(negative) or 'none'}). {skill_verdict} (top minus scripted
+{sg(top_minus.diff_pp, 1)} points [{sg(top_minus.lo, 1)}, {sg(top_minus.hi, 1)}]). *Rests on:* the
+invented values of §4.3 and §4.4 at default and the search players of §4.11 at these budgets;
+the interval half-widths ({span((slay_by_skill.hi - slay_by_skill.lo) / 2)} points) are the
+precision of this n.
+"""
+display(Markdown(skill_answer))

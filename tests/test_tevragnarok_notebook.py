@@ -333,3 +333,84 @@ def test_sensitivity_headline(tmp_path):
         f"{samples} base samples, {samples * (10 + 2):,} points × {n:,} games",   # N (D + 2)
         f"`{top.input}` (ST {top.ST:.2f} [{top.ST_lo:.2f}, {top.ST_hi:.2f}], S1 {top.S1:.2f})",
         f"noise share of {100 * win.min():.0f}% to {100 * win.max():.0f}% at {n:,} games"])
+
+
+# --------------------------------------------------------------- section 8: slay value by skill
+
+SKILL_TOML = NB.parents[1] / "experiments" / "tevragnarok_slay_by_skill.toml"
+SKILL_LEVELS = ["greedy_vp", "ismcts(budget=8)", "ismcts(budget=32)"]
+
+
+def _skill_seed():
+    import tomllib
+
+    return tomllib.loads(SKILL_TOML.read_text())["seed"]
+
+
+def _slay_games(level, n):
+    """The level's baseline frame and, per seat s, the frame with seat s forbidden to slay,
+    by plain ``simulate`` with the study's seed: under ``common_seeds`` every cell of the study
+    plays these games (the plain run's spawn keys)."""
+    run = lambda pols: simulate("tevragnarok", n, seed=_skill_seed(), players=PLAYERS,  # noqa: E731
+                                policies=pols).frame
+    base = run([level] * PLAYERS)
+    denied = []
+    for s in range(PLAYERS):
+        name, _, rest = level.partition("(")
+        forbidden = f"{name}(forbid=slay_giant{', ' + rest if rest else ')'}"
+        denied.append(run([level] * s + [forbidden] + [level] * (PLAYERS - 1 - s)))
+    return base, denied
+
+
+def _worth_games(base, denied):
+    """Per game, 100/K sum_s (1[baseline winner = s] - 1[winner with s denied = s])."""
+    kept = sum((base.winner == s).to_numpy() for s in range(PLAYERS)) / PLAYERS
+    lost = sum((f.winner == s).to_numpy() for s, f in enumerate(denied)) / PLAYERS
+    return 100 * kept, 100 * lost
+
+
+def test_slay_study_cells_are_the_plain_runs_and_the_denied_seat_never_slays(tmp_path):
+    """The study file's cells (common seeds) are the plain runs of its seed, game by game, so
+    each restricted cell is paired with its baseline; a seat denied slay_giant slays 0 times
+    while the others slay (n = 8 per cell: a pairing bug differs in the first game)."""
+    from vikingsim.studies import dataset
+    from vikingsim.studies.run import ensure_study
+
+    data = ensure_study(SKILL_TOML, games=8, results=tmp_path)
+    games_ = data.games(columns=["winner", "score_0"] + [f"slays_{s}" for s in range(PLAYERS)])
+    cells = {c["cell"]: c for c in data.manifest["cells"]}
+    assert len(cells) == 3 * (1 + PLAYERS)
+    for level in SKILL_LEVELS:
+        base, denied = _slay_games(level, 8)
+        for c in (c for c in cells.values() if c["grid"]["policy"] == level):
+            seat = [int(k.split(".")[1]) for k, v in c["grid"].items()
+                    if k != "policy" and v == "slay_giant"]
+            want = denied[seat[0]] if seat else base
+            got = games_[games_.cell == c["cell"]].sort_values("game_id")
+            assert (got.winner.to_numpy() == want.winner.to_numpy()).all(), c["label"]
+            assert (got.score_0.to_numpy() == want.score_0.to_numpy()).all(), c["label"]
+            if seat:
+                assert (got[f"slays_{seat[0]}"] == 0).all(), c["label"]
+    assert dataset.open_study(data.root).has_rows
+
+
+@pytest.mark.slow
+def test_slay_by_skill_headline():
+    """Section 8 at the notebook's full n (plain runs, not the study: 15,000 games, most of
+    them at ismcts(budget=32); a few minutes)."""
+    n = _nb_constant("SKILL_N")[1]
+    words = {"greedy_vp": "scripted (`greedy_vp`)", "ismcts(budget=8)": "mid (`ismcts(budget=8)`)",
+             "ismcts(budget=32)": "top (`ismcts(budget=32)`)"}
+    phrases, per_game = [], {}
+    for level in SKILL_LEVELS:
+        base, denied = _slay_games(level, n)
+        kept, lost = _worth_games(base, denied)
+        per_game[level] = kept - lost
+        d = paired_diff(kept, lost)
+        slays = base[[f"slays_{s}" for s in range(PLAYERS)]].mean().mean()
+        phrases.append(f"{_s(d['diff'], 1)} points [{_s(d['ci'][0], 1)}, {_s(d['ci'][1], 1)}] "
+                       f"at {words[level]}, where each player slays {slays:.2f} times")
+    top = paired_diff(per_game["ismcts(budget=32)"], per_game["greedy_vp"])
+    phrases.append(f"(top minus scripted {_s(top['diff'], 1)} points [{_s(top['ci'][0], 1)}, "
+                   f"{_s(top['ci'][1], 1)}])")
+    _assert_quoted(phrases)
