@@ -213,6 +213,24 @@ def cell_tally(root, cell: int) -> tuple[dict | None, int]:
     return tally, n
 
 
+def cell_counts(root, manifest: dict) -> dict:
+    """{cell: (TallyCounts, games)} of every cell from its finished chunks' tallies (the
+    GameSpec's integer counts: wins per seat, outcomes, lengths); a cell with no finished chunk
+    yet is one InputError line."""
+    from vikingsim.core.game import tally_counts
+    from vikingsim.games import get
+
+    spec = get(manifest["game"])
+    out = {}
+    for c in manifest["cells"]:
+        tally, n = cell_tally(root, c["cell"])
+        if n == 0:
+            raise InputError(f"study {manifest['name']}: cell {c['cell']} has no finished "
+                             f"chunk yet")
+        out[c["cell"]] = (tally_counts(spec, tally, n), n)
+    return out
+
+
 def cell_summaries(root, manifest: dict) -> dict:
     """``{cell: summary}`` from the tallies of the chunks finished so far."""
     from vikingsim.games import get

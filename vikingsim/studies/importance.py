@@ -173,19 +173,10 @@ def cell_map(manifest: dict) -> tuple[int, dict]:
 
 def _wins(data) -> dict:
     """{cell: (wins per seat, games)} from the stored tallies (integer counts)."""
-    from vikingsim.core.game import tally_counts
-    from vikingsim.games import get
-    from vikingsim.studies.dataset import cell_tally
+    from vikingsim.studies.dataset import cell_counts
 
-    spec = get(data.manifest["game"])
-    out = {}
-    for c in data.manifest["cells"]:
-        tally, n = cell_tally(data.root, c["cell"])
-        if n == 0:
-            raise InputError(f"study {data.manifest['name']}: cell {c['cell']} has no finished "
-                             f"chunk yet")
-        out[c["cell"]] = (tally_counts(spec, tally, n).wins, n)
-    return out
+    return {cell: (counts.wins, n)
+            for cell, (counts, n) in cell_counts(data.root, data.manifest).items()}
 
 
 def seat_table(data):

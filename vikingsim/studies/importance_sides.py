@@ -124,19 +124,10 @@ def win_outcomes(manifest: dict, seat: int) -> tuple[str, ...]:
 
 def _counts(data) -> dict:
     """{cell: ({outcome: games}, games)} from the stored tallies (integer counts)."""
-    from vikingsim.core.game import tally_counts
-    from vikingsim.games import get
-    from vikingsim.studies.dataset import cell_tally
+    from vikingsim.studies.dataset import cell_counts
 
-    spec = get(data.manifest["game"])
-    out = {}
-    for c in data.manifest["cells"]:
-        tally, n = cell_tally(data.root, c["cell"])
-        if n == 0:
-            raise InputError(f"study {data.manifest['name']}: cell {c['cell']} has no finished "
-                             f"chunk yet")
-        out[c["cell"]] = (tally_counts(spec, tally, n).outcomes, n)
-    return out
+    return {cell: (counts.outcomes, n)
+            for cell, (counts, n) in cell_counts(data.root, data.manifest).items()}
 
 
 def _won(counts: tuple, outcomes) -> tuple[int, int]:
