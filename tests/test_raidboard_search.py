@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from vikingsim.core import rng
+from vikingsim.core import config, rng
 from vikingsim.core.errors import InputError
 from vikingsim.core.options import resolve
 from vikingsim.core.runner import simulate
@@ -101,6 +101,36 @@ def test_same_seed_same_games_for_any_thread_count():
     two = simulate("raidboard", n, seed=9, players=3, policies=pols, threads=2)
     for key in one.out:
         np.testing.assert_array_equal(one.out[key], two.out[key], err_msg=key)
+
+
+
+@pytest.mark.skipif(config.DISABLE_JIT, reason="the plain-Python twin holds the GIL by nature")
+def test_the_search_block_releases_the_gil():
+    """A search seat's block (``search.play_block``) runs beside Python threads: while a worker
+    plays one block, the main thread spins a Python loop and gets CPU time. A kernel that held
+    the GIL (no ``nogil``) would starve the loop until it returned: blocks could not run in
+    parallel on the runner's threads (docs/benchmarks.md, "Correction: games with a search
+    seat do run their RNG blocks in parallel"). 20,000 games: about 0.2 s of CPU."""
+    import threading
+    import time
+
+    s = _setup(["ismcts(budget=8)", "greedy", "greedy", "greedy"])
+    play = lambda g1, out: search.play_block(s, 0, g1, _gen(3, rng.STREAM_DICE), _gen(3), out)
+    play(1, GAME.allocate(s, 1))                                 # compiled before timing
+    worker_cpu = []
+
+    def worker():
+        t = time.thread_time()
+        play(20_000, GAME.allocate(s, 20_000))
+        worker_cpu.append(time.thread_time() - t)
+
+    th = threading.Thread(target=worker)
+    t0 = time.thread_time()
+    th.start()
+    while th.is_alive():
+        pass
+    main_cpu = time.thread_time() - t0
+    assert main_cpu > 0.25 * worker_cpu[0], (main_cpu, worker_cpu)
 
 
 # ---- positions with a known best move --------------------------------------------------------
