@@ -1,25 +1,29 @@
 """Exact best play with Runes and Prayer (SEED §4; issue 21 §3): a numba DP for small battles.
 
-**Decisions optimised** (878 §5.2): at every roll, how many of the rolling side's factions roll
-a Runes (Vikings) or Prayer (English) die, ``k`` = 0 .. factions present, decided before the
-roll as the rules have it (SEED §4.1: the dice are rolled with the battle dice). The first ``k``
-factions present (Norsemen, Berserkers / Housecarls, Thegns) each take a die from the pool, or,
-with the pool empty, re-roll a placed Viking Conversion (Vikings) or Faith die (English).
+**Decisions optimised** (878 §5.2), each a maximin choice of the side that makes it:
+- at every roll, how many of the rolling side's factions roll a Runes (Vikings) or Prayer
+  (English) die, ``k`` = 0 .. factions present, decided before the roll (SEED §4.1: the dice
+  are rolled with the battle dice). The first ``k`` factions present (Norsemen, Berserkers /
+  Housecarls, Thegns) each take a die from the pool, or, with the pool empty, re-roll a placed
+  Viking Conversion (Vikings) or Faith die (English);
+- at every roll, once its Runes/Prayer dice have landed, the English spending (SEED §4.4: all
+  Conversions lie on the English card): God's Peace now, or Convert ``q`` times (0 .. what is
+  affordable); not taking God's Peace keeps it for a later roll. The English see the cards and
+  the units, not that roll's battle dice (a decision on the dice would need them in the state).
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
 Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); God's Peace as soon as affordable
-(dominant: it ends the battle as an English success, the best outcome of the English game and
-the worst of the Viking game); Convert whenever affordable (as ``greedy``); never Battle Rage,
-Ragnarök, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat.
+non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök, Defend
+the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
 state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, side)``: units, the cards
 (Runes on the Viking card, Viking Conversions, Faith and English Conversions on the Prayer
 card; pools are what is left), the Berserker first-hit rule pending (878 §4.6) and whose roll
-it is. Units only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n``
-the outermost index every roll that changes a unit leads to a block solved before; inside a
-block of equal units (card changes only) the game is solved by value iteration to 1e-15.
+it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
+only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n`` the outermost
+index every roll that changes a unit leads to a block solved before; inside a block of equal
+units (card changes only) the game is solved by value iteration to 1e-15.
 
 Supported rules: armies (no Fyrd), ``attacker``, ``first_roller``, faces/max dice,
 ``berserker_first_hit`` (first-English-roll scope) and ``seidr``, the Runes and Prayer dice,
