@@ -352,7 +352,7 @@ these, not among all strategies); P(Vikings win) as the zero-sum payoff.
 from vikingsim.games.battle878 import exact  # noqa: E402
 
 SMALL_ARMY = {"norsemen": 4, "berserkers": 2, "housecarls": 2, "thegns": 3, "runes_prayer": True}
-N_OPT = 20_000
+N_OPT = N                   # 20,000 with VIKINGSIM_NB_SMALL=1, else 200,000
 best = exact.optimal(SMALL_ARMY)
 V_OPT, E_OPT = V_POLICIES + ["optimal"], E_POLICIES + ["optimal"]
 
