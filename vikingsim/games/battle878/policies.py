@@ -246,8 +246,8 @@ POLICIES = {
                "Prayer); with runes_prayer, how many factions roll a Runes/Prayer die each "
                "roll comes from the exact DP (small battles, no Fyrd; docs/rules/battle878.md "
                "§5.2), and so are the English Converts (how many) and God's Peace (now or "
-               "not); the rest scripted (Omens on the type with most non-Hits, nothing else). game=own (default) / vikings / "
-               "english: whose game's maximin table to play",
+               "not); the rest scripted (Omens on the type with most non-Hits, nothing else). "
+               "game=own (default) / vikings / english: whose game's maximin table to play",
     "random": "uniform random hit targets and Traitor pick; greedy spending; coins for a new "
               "Runes/Prayer die (die_chance 0.5), a Runes re-roll (reroll_chance 0.5) and a "
               "retreat (retreat_chance 0.2) (policy stream only; for tests and invariants)",
