@@ -203,8 +203,13 @@ N_MC = 200_000   # SE of a win rate near 0.7: 0.0010, so 4 SE = 0.4 pp
 
 def _solved(opts):
     spec = RP.rp_spec(rules_from_options(opts))
-    V, D = RP.solve_rp(spec)
-    return spec, V, D
+    V, D, E = RP.solve_rp(spec)
+    return spec, V, D, E
+
+
+def _full(D, code):
+    """A ``fixed`` / ``fixed_spend`` array (2 sides, n, ..., pend) filled with ``code``."""
+    return np.full((2,) + D.shape[1:-1], code, np.int8)
 
 
 def _p_success(summary, game):
@@ -216,15 +221,19 @@ def _z(p_mc, p_exact, n):
     return (p_mc - p_exact) / max((p_exact * (1 - p_exact) / n) ** 0.5, 1e-12)
 
 
+#: Ragnarök and Defend the Faith (3 dice each) unaffordable, no Reserve Pile: greedy and never
+#: are then inside the DP's model (policy evaluation with fixed choices)
+SCRIPTED_OK = {**RP_ARMY, "runes_dice": 2, "prayer_dice": 2, "reserve_berserkers": 0}
+
+
 def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
     """Policy evaluation: with k = all factions imposed on both sides, the DP's scripted
     spending is exactly greedy's when Ragnarök and Defend the Faith cannot be afforded (2 dice
     each) and the Reserve Pile is empty; its P(success) must match greedy v greedy MC
     (n = 200,000: SE 0.1 pp, 4 SE tolerance)."""
-    opts = {**RP_ARMY, "runes_dice": 2, "prayer_dice": 2, "reserve_berserkers": 0}
-    spec, V, D = _solved(opts)
-    fixed = np.full((2,) + D.shape[1:-1], 2, np.int8)
-    Vf = RP.solve_rp(spec, fixed=fixed)[0]
+    opts = SCRIPTED_OK
+    spec, V, D, E = _solved(opts)
+    Vf = RP.solve_rp(spec, _full(D, 2), _full(D, RP.SPEND_SCRIPTED))[0]
     s = simulate(GAME, N_MC, seed=21, options=opts, policies=["greedy", "greedy"],
                  threads=2).summary
     i = RP.start_index(spec)
@@ -237,23 +246,78 @@ def test_guarantees_are_maximin():
     """Vikings' guarantee: no fixed Viking choice does better against the English best
     response, and their own table does no worse against any fixed English choice; same for
     the English. (Evaluations with one side fixed, the other optimised by the DP.)"""
-    spec, V, D = _solved(RP_ARMY)
+    spec, V, D, E = _solved(RP_ARMY)
     i = RP.start_index(spec)
-    own = RP.decision_table(D)
-    shape = (2,) + D.shape[1:-1]
+    own = RP.decision_table(D, E)
+    free = RP.SPEND_FREE
     for g in (0, 1):
         for k in (0, 1, 2):
-            fixed = np.full(shape, -1, np.int8)
+            fixed = _full(D, -1)
             fixed[g] = k                               # side g plays k always
-            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] <= V[(g, *i)] + 1e-12
-            fixed = np.full(shape, k, np.int8)
+            assert RP.solve_rp(spec, fixed)[0][(g, *i)] <= V[(g, *i)] + 1e-12
+            fixed = _full(D, k)
             fixed[g] = own[g]                          # side g plays its table
-            assert RP.solve_rp(spec, fixed=fixed)[0][(g, *i)] >= V[(g, *i)] - 1e-12
+            spend = _full(D, free) if g == 0 else own[2:]   # the English table: spending too
+            assert RP.solve_rp(spec, fixed, spend)[0][(g, *i)] >= V[(g, *i)] - 1e-12
     # rolling Runes/Prayer is a real decision here: "never" and "always" both do worse
     for k in (0, 2):
-        fixed = np.full(shape, -1, np.int8)
+        fixed = _full(D, -1)
         fixed[0] = k
-        assert RP.solve_rp(spec, fixed=fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
+        assert RP.solve_rp(spec, fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
+
+
+@pytest.mark.parametrize("code", [RP.SPEND_SCRIPTED, 0, 1, RP.SPEND_GP])
+def test_english_spending_is_a_maximin_choice(code):
+    """878 §5.2: the English Convert / God's Peace choice. Fixing the English spending to one
+    rule (scripted = God's Peace as soon as affordable else Convert while affordable; never;
+    one Convert at most; God's Peace only) with everything else optimised: the English game's
+    value is at most the English guarantee, and the Viking game's at least the Viking
+    guarantee; the old scripted rule is strictly worse for the English here (the choice is a
+    real one: the guarantees moved)."""
+    spec, V, D, E = _solved(RP_ARMY)
+    i = RP.start_index(spec)
+    Vf = RP.solve_rp(spec, None, _full(D, code))[0]
+    assert Vf[(1, *i)] <= V[(1, *i)] + 1e-12
+    assert Vf[(0, *i)] >= V[(0, *i)] - 1e-12
+    if code == RP.SPEND_SCRIPTED:
+        assert Vf[(1, *i)] < V[(1, *i)] - 1e-3
+        assert Vf[(0, *i)] > V[(0, *i)] + 1e-3
+
+
+def test_guarantee_holds_against_every_scripted_policy_of_the_other_side():
+    """Each side's own table against never, greedy and the other side's own optimal table
+    (exact policy evaluation): its success is at least its guarantee. Ragnarök, Defend the
+    Faith and Battle Rage unaffordable (SCRIPTED_OK), so those policies are inside the model."""
+    spec, V, D, E = _solved(SCRIPTED_OK)
+    i = RP.start_index(spec)
+    own = RP.decision_table(D, E)
+    others = {"never": (0, 0), "greedy": (2, RP.SPEND_SCRIPTED), "optimal": None}
+    for g in (0, 1):
+        for name, other in others.items():
+            fixed = _full(D, 0)
+            fixed[g] = own[g]
+            fixed[1 - g] = own[1 - g] if other is None else other[0]
+            spend = own[2:].copy() if (g == 1 or other is None) else _full(D, other[1])
+            Vf = RP.solve_rp(spec, fixed, spend)[0]
+            assert Vf[(g, *i)] >= V[(g, *i)] - 1e-12, (g, name)
+
+
+def test_optimal_vikings_against_greedy_english_simulated_matches_the_dp():
+    """Kernel v DP with the new English choices on the other seat: optimal (Vikings) against
+    greedy (English) inside the model (SCRIPTED_OK); P(Viking success) from the DP's policy
+    evaluation within 4 SE (n = 200,000: SE 0.1 pp); the English optimal against greedy
+    Vikings likewise."""
+    spec, V, D, E = _solved(SCRIPTED_OK)
+    i = RP.start_index(spec)
+    own = RP.decision_table(D, E)
+    for g, pols in ((0, ["optimal", "greedy"]), (1, ["greedy", "optimal"])):
+        fixed = _full(D, 2)
+        fixed[g] = own[g]
+        spend = own[2:] if g == 1 else _full(D, RP.SPEND_SCRIPTED)
+        want = RP.solve_rp(spec, fixed, spend)[0][(g, *i)]
+        s = simulate(GAME, N_MC, seed=31 + g, options=SCRIPTED_OK, policies=pols,
+                     threads=2).summary
+        assert abs(_z(_p_success(s, g), want, N_MC)) < 4, pols
 
 
 @pytest.mark.parametrize("game", [0, 1])
@@ -305,6 +369,7 @@ def _forced(engine, table_entries, dice):
     opts = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1, "runes_prayer": True}
     setup = make_setup(opts, ["optimal", "optimal"])
     table = np.zeros_like(setup.table)
+    table[2:] = RP.SPEND_SCRIPTED          # English spending as before unless an entry says
     for idx, k in table_entries.items():
         table[idx] = k
     setup = replace(setup, table=table)
@@ -329,6 +394,27 @@ def test_forced_dice_the_table_decides_who_rolls(engine):
     vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)      # seat 0, ..., English Conversion 1, pend 0
     assert _forced(engine, {eng: 1, vik: 1}, _d(5, 2, 5, 5)) == (Outcome.ENGLISH_WIN, 1, 1)
     assert _forced(engine, {eng: 1}, _d(5, 2, 5, 1)) == (Outcome.ENGLISH_WIN, 0, 0)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_table_decides_the_english_convert(engine):
+    """SEED §4.4, 878 §5.2: the dice of the test above (2 Conversions on the card after the
+    Vikings' Runes die). With the spending entry of that Viking roll (row 2, the state once
+    the Runes die landed: 1 N, 1 T, Viking Conversion 1, English Conversion 1) at 0 the
+    English do not Convert, nor at their next roll (row 3 entry 0); the Norseman's Command
+    does nothing, the English then roll Hit (die 1) and win by the Hit. SPEND_GP converts
+    nothing either (God's Peace costs 3: not affordable with 2); at 1 they Convert (English
+    win after 2 rolls, no die left unread)."""
+    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1)
+    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)
+    spend = (2, 1, 0, 0, 1, 0, 1, 0, 1, 0)   # row 2: a Viking roll; r rc fa pc = 0 1 0 1
+    later = (3, 1, 0, 0, 1, 0, 1, 0, 1, 0)   # row 3: the English roll after it
+    dice = _d(5, 2, 5, 5, 1)
+    for code in (0, RP.SPEND_GP):
+        assert _forced(engine, {eng: 1, vik: 1, spend: code, later: 0}, dice) == \
+            (Outcome.ENGLISH_WIN, 0, 1), code
+    assert _forced(engine, {eng: 1, vik: 1, spend: 1}, _d(5, 2, 5, 5)) == \
+        (Outcome.ENGLISH_WIN, 1, 1)
 
 
 def test_rp_size_and_rule_limits_are_one_line_errors():

@@ -33,7 +33,8 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.battle878.policies import Element, PolicyKind, PolicyParam
+from vikingsim.games.battle878.policies import (SPEND_GP, SPEND_SCRIPTED, Element, PolicyKind,
+                                                PolicyParam)
 from vikingsim.games.battle878.rules import (
     ENGLISH, LAGERTHA_BERSERKERS, LAGERTHA_NORSEMEN, N_EPIC, N_UNITS, PACK_BITS, UNIT_SIDE, VIKINGS,
     Die, Epic, Face, Outcome, RuneFace, RuleSlot, Unit)
@@ -127,8 +128,8 @@ class BattleState(NamedTuple):
     epic_order: np.ndarray  # (N_EPIC,) scratch of the Epic-card shuffle
     eff: np.ndarray         # (N_EFF,) Effect tallies
     sv: np.ndarray          # (N_STATE,) StateSlot scalars
-    opt: np.ndarray         # int8 (2, n, b, h, t, r, rc, fa, pc, pend): policy optimal's
-    #                         Runes/Prayer dice per roll (Setup.table, optimal_rp)
+    opt: np.ndarray         # int8 (4, n, b, h, t, r, rc, fa, pc, pend): policy optimal's
+    #                         Runes/Prayer dice and English spending (Setup.table, optimal_rp)
 
 
 class Outputs(NamedTuple):
@@ -153,7 +154,7 @@ def new_state(cr, table=None) -> BattleState:
     def z(n):
         return np.zeros(n, np.int64)
     if table is None:
-        table = np.zeros((2,) + (1,) * 9, np.int8)
+        table = np.zeros((4,) + (1,) * 9, np.int8)
     return BattleState(*(z(N_UNITS) for _ in range(11)), z(cr.fyrd_cards.shape[0] + N_EPIC),
                        z(N_EPIC), z(N_EFF), z(N_STATE), table)
 
@@ -743,6 +744,20 @@ def _optimal_dice(st, s):
 
 
 @jit(inline="always", nrt=False)
+def _optimal_spend(st, s):
+    """Policy optimal (878 §5.2): the English spending code at this roll of side ``s`` (a
+    Convert count, or SPEND_GP), read from the DP's table once the roll's Runes/Prayer dice
+    have landed; SPEND_SCRIPTED at a state the DP never reaches."""
+    sv, cnt, shp = st.sv, st.cnt, st.opt.shape
+    if (cnt[UN] >= shp[1] or cnt[UB] >= shp[2] or cnt[UH] >= shp[3] or cnt[UT] >= shp[4]
+            or sv[StateSlot.RUNES] >= shp[5] or sv[StateSlot.FAITH] >= shp[7]):
+        return SPEND_SCRIPTED
+    return st.opt[2 + s, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
+                  sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH], sv[StateSlot.PRAYER_CONV],
+                  1 if sv[StateSlot.FIRST_HIT] else 0]
+
+
+@jit(inline="always", nrt=False)
 def _roll_runes(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
     re-roll one (a Conversion, to deny the English)."""
@@ -880,10 +895,12 @@ def _convert(cr, st):
 
 
 @jit(inline="always", nrt=False)
-def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
+def _spend_prayer(cr, pkind, pp, st, s, dice, pol, spend):
     """English (SEED §4.4): God's Peace (smart: only when the odds are bad), Defend the Faith,
     Convert (smart: only when they are not), then Faith in Victory on their own roll (smart:
-    only once no Prayer die is left). Returns whether God's Peace ended the battle."""
+    only once no Prayer die is left). ``spend`` (policy optimal's table, 878 §5.2): SPEND_GP,
+    a Convert count, or SPEND_SCRIPTED (every other policy). Returns whether God's Peace ended
+    the battle."""
     ri, sv, kind = cr.ints, st.sv, pkind[E]
     bad = False
     if kind == K_SMART:
@@ -891,7 +908,7 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
         bad = es < pp[E, PolicyParam.BAD_ODDS] * vs
     if (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.GODS_PEACE_COST]
             and ri[RuleSlot.GODS_PEACE_EXIT] and (kind != K_SMART or bad)
-            and _allowed(pp, E, EL_PEACE)):
+            and (spend == SPEND_SCRIPTED or spend == SPEND_GP) and _allowed(pp, E, EL_PEACE)):
         st.eff[Effect.GODS_PEACE] += 1
         return True
     while (kind != K_OPTIMAL and sv[StateSlot.FAITH] >= ri[RuleSlot.DEFEND_FAITH_COST]
@@ -900,9 +917,11 @@ def _spend_prayer(cr, pkind, pp, st, s, dice, pol):
         sv[StateSlot.PRAYER_POOL] += ri[RuleSlot.DEFEND_FAITH_COST]
         _join(st, UF, _draw_fyrd(cr, pkind, st, dice, pol))
         st.eff[Effect.DEFEND_THE_FAITH] += 1
+    left = -1 if spend == SPEND_SCRIPTED else (0 if spend == SPEND_GP else spend)
     while (sv[StateSlot.PRAYER_CONV] + sv[StateSlot.RUNES_CONV] >= ri[RuleSlot.CONVERT_COST]
-           and _held(st, UN, V) > 0 and not bad and _allowed(pp, E, EL_CONVERT)):
+           and _held(st, UN, V) > 0 and not bad and left != 0 and _allowed(pp, E, EL_CONVERT)):
         _convert(cr, st)
+        left -= 1
     if s == E and kind != K_OPTIMAL and (kind != K_SMART or sv[StateSlot.PRAYER_POOL] == 0) \
             and _allowed(
             pp, E, EL_FIV):
@@ -923,13 +942,14 @@ def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
         _roll_runes(cr, pkind[V], pp, st, dice, pol)
     else:
         martyr = _roll_prayer(cr, pkind[E], pp, st, dice, pol)
+    spend = _optimal_spend(st, s) if pkind[E] == K_OPTIMAL else SPEND_SCRIPTED
     for sp in (s, 1 - s):
         kind = pkind[sp]
         if kind == K_DEFAULT or kind == K_NEVER or kind == K_RETREAT:
             continue
         if sp == V:
             _spend_runes(cr, kind, pp, st, s, dice)
-        elif _spend_prayer(cr, pkind, pp, st, s, dice, pol):
+        elif _spend_prayer(cr, pkind, pp, st, s, dice, pol, spend):
             return martyr, True
     return martyr, False
 

@@ -1,25 +1,29 @@
 """Exact best play with Runes and Prayer (SEED §4; issue 21 §3): a numba DP for small battles.
 
-**Decisions optimised** (878 §5.2): at every roll, how many of the rolling side's factions roll
-a Runes (Vikings) or Prayer (English) die, ``k`` = 0 .. factions present, decided before the
-roll as the rules have it (SEED §4.1: the dice are rolled with the battle dice). The first ``k``
-factions present (Norsemen, Berserkers / Housecarls, Thegns) each take a die from the pool, or,
-with the pool empty, re-roll a placed Viking Conversion (Vikings) or Faith die (English).
+**Decisions optimised** (878 §5.2), each a maximin choice of the side that makes it:
+- at every roll, how many of the rolling side's factions roll a Runes (Vikings) or Prayer
+  (English) die, ``k`` = 0 .. factions present, decided before the roll (SEED §4.1: the dice
+  are rolled with the battle dice). The first ``k`` factions present (Norsemen, Berserkers /
+  Housecarls, Thegns) each take a die from the pool, or, with the pool empty, re-roll a placed
+  Viking Conversion (Vikings) or Faith die (English);
+- at every roll, once its Runes/Prayer dice have landed, the English spending (SEED §4.4: all
+  Conversions lie on the English card): God's Peace now, or Convert ``q`` times (0 .. what is
+  affordable); not taking God's Peace keeps it for a later roll. The English see the cards and
+  the units, not that roll's battle dice (a decision on the dice would need them in the state).
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
 Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); God's Peace as soon as affordable
-(dominant: it ends the battle as an English success, the best outcome of the English game and
-the worst of the Viking game); Convert whenever affordable (as ``greedy``); never Battle Rage,
-Ragnarök, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat.
+non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök, Defend
+the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
 state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, side)``: units, the cards
 (Runes on the Viking card, Viking Conversions, Faith and English Conversions on the Prayer
 card; pools are what is left), the Berserker first-hit rule pending (878 §4.6) and whose roll
-it is. Units only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n``
-the outermost index every roll that changes a unit leads to a block solved before; inside a
-block of equal units (card changes only) the game is solved by value iteration to 1e-15.
+it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
+only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n`` the outermost
+index every roll that changes a unit leads to a block solved before; inside a block of equal
+units (card changes only) the game is solved by value iteration to 1e-15.
 
 Supported rules: armies (no Fyrd), ``attacker``, ``first_roller``, faces/max dice,
 ``berserker_first_hit`` (first-English-roll scope) and ``seidr``, the Runes and Prayer dice,
@@ -38,6 +42,7 @@ import numpy as np
 
 from vikingsim.core.errors import InputError
 from vikingsim.core.jit import jit
+from vikingsim.games.battle878.policies import SPEND_GP, SPEND_SCRIPTED  # noqa: F401
 from vikingsim.games.battle878.rules import DIE_LETTERS, Face, Rules
 
 #: largest state table per game (entries) the DP allocates (float64: ~40 MB per game)
@@ -45,7 +50,9 @@ MAX_STATES = 5_000_000
 #: value iteration inside a block stops when no value moves more than this
 VI_TOL = 1e-15
 VI_MAX_SWEEPS = 100_000
-_MAXS = 256                   # most in-block successors of one (state, k)
+#: ``fixed_spend`` code: the DP chooses (the other codes, SPEND_GP, SPEND_SCRIPTED and
+#: Convert counts, are policy data: policies.py)
+SPEND_FREE = -100
 
 _OK = {"norsemen", "berserkers", "housecarls", "thegns", "attacker", "first_roller", "faces",
        "max_dice", "berserker_first_hit", "seidr", "runes_prayer", "runes_dice", "prayer_dice",
@@ -203,10 +210,10 @@ def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out):
 
 
 @jit
-def _convert(n, t, rc, pc, cc):
-    """SEED §4.4 Convert while affordable (878 §6.7: a Norseman out, a Thegn in), English
+def _convert_q(n, t, rc, pc, cc, q):
+    """SEED §4.4 Convert ``q`` times (878 §6.7: a Norseman out, a Thegn in), English
     Conversion dice first. Returns (n, t, rc, pc)."""
-    while rc + pc >= cc and n > 0:
+    for _ in range(q):
         use = min(pc, cc)
         pc -= use
         rc -= cc - use
@@ -224,69 +231,85 @@ def _terminal(n, b, h, t, g):
 
 
 @jit
-def _moves(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, k, ex, sidx,
-           sp, scratch, touched):
-    """One roll of ``side`` from the given state with ``k`` factions rolling: ``ex[g]`` gets
-    P x value for outcomes leaving the block (solved) or ending the battle; in-block outcomes
-    (no unit changed) go to ``sidx``/``sp``. Returns the number of in-block successors."""
-    R, PD, co, cc, gp = spec_i[0], spec_i[1], spec_i[2], spec_i[3], spec_i[4]
-    mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
+def _n_converts(n, rc, pc, cc):
+    """Most Converts affordable now (SEED §4.4: 2 Conversion dice each, a Norseman each)."""
+    return min(n, (rc + pc) // cc) if cc > 0 else 0
+
+
+@jit
+def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, side, k, sidx, sp, scratch):
+    """Phase 0 (before the roll): ``k`` factions of ``side`` roll a Runes/Prayer die; each
+    outcome is the phase-1 node of the same units (the dice landed). Returns successors."""
+    R, PD = spec_i[0], spec_i[1]
     p_rune, pm, pcv, pfa = spec_f[0], spec_f[1], spec_f[2], spec_f[3]
-    ex[0] = 0.0
-    ex[1] = 0.0
-    nt = 0
     dice = np.zeros((9, 3))
     if side == 0:
         m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice)   # keep = Conversion
-        dn, db = min(n, mn), min(b, mb)
-        for i in range(m):
-            p1 = dice[i, 0]
-            rc1 = rc + int(dice[i, 1])
-            r1 = r + int(dice[i, 2])
-            for hits in range(mn + mb + 1):
-                for fN in range(mn + 1):
-                    for fB in range(mb + 1):
-                        for rl in range(R + 1):
-                            p = p1 * vtab[dn, db, r1, hits, fN, fB, rl]
-                            if p == 0.0:
-                                continue
-                            if gp > 0 and rc1 + pc >= gp:      # God's Peace: English success
-                                ex[1] += p
-                                continue
-                            n1, t1, rc2, pc2 = _convert(n, t, rc1, pc, cc)
-                            n2 = n1 - min(fN, n1)
-                            b2 = b - min(fB, b)
-                            xt = min(hits, t1)
-                            t2 = t1 - xt
-                            h2 = h - min(hits - xt, h)
-                            nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
-                                          1, p, ex, sidx, sp, nt, scratch, touched)
     else:
         m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice)              # keep = Faith
-        dh, dt = min(h, mh), min(t, mt)
-        for i in range(m):
-            p1 = dice[i, 0]
-            fa1 = fa + int(dice[i, 1])
-            pc1 = pc + int(dice[i, 2])
-            if gp > 0 and rc + pc1 >= gp:
-                ex[1] += p1
-                continue
-            n1, t1, rc2, pc2 = _convert(n, t, rc, pc1, cc)
-            for hits in range(mh + mt + 1):
-                for fh in range(mh + 1):
-                    for ft in range(mt + 1):
-                        p = p1 * etab[dh, dt, hits, fh, ft]
+    nt = 0
+    for i in range(m):
+        if side == 0:
+            j = _block_index(r + int(dice[i, 2]), rc + int(dice[i, 1]), fa, pc, pend, side, 1,
+                             R, PD)
+        else:
+            j = _block_index(r, rc, fa + int(dice[i, 1]), pc + int(dice[i, 2]), pend, side, 1,
+                             R, PD)
+        if scratch[j] == 0.0:
+            sidx[nt] = j
+            nt += 1
+        scratch[j] += dice[i, 0]
+    for j in range(nt):
+        sp[j] = scratch[sidx[j]]
+        scratch[sidx[j]] = 0.0
+    return nt
+
+
+@jit
+def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, q, ex, sidx, sp,
+                 scratch):
+    """Phase 1 (the roll's Runes/Prayer dice landed): the English Convert ``q`` times (878
+    §5.2), then the battle dice (Vikings: with the scripted Omens, ``vtab``) are applied.
+    ``ex[g]``: P x value of outcomes leaving the block; in-block ones go to ``sidx``/``sp``."""
+    R, co, cc = spec_i[0], spec_i[2], spec_i[3]
+    mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
+    ex[0] = 0.0
+    ex[1] = 0.0
+    nt = 0
+    n1, t1, rc2, pc2 = _convert_q(n, t, rc, pc, cc, q)
+    if side == 0:
+        dn, db = min(n, mn), min(b, mb)       # the dice were thrown before the Convert
+        for hits in range(mn + mb + 1):
+            for fN in range(mn + 1):
+                for fB in range(mb + 1):
+                    for rl in range(R + 1):
+                        p = vtab[dn, db, r, hits, fN, fB, rl]
                         if p == 0.0:
                             continue
-                        h2 = h - min(fh, h)
-                        t2 = t1 - min(ft, t1)
-                        take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
-                        rem = hits - take
-                        xn = min(rem, n1)
-                        n2 = n1 - xn
-                        b2 = b - take - min(rem - xn, b - take)
-                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa1, pc2, 0, 0, p,
-                                      ex, sidx, sp, nt, scratch, touched)
+                        n2 = n1 - min(fN, n1)
+                        b2 = b - min(fB, b)
+                        xt = min(hits, t1)
+                        t2 = t1 - xt
+                        h2 = h - min(hits - xt, h)
+                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                                      1, p, ex, sidx, sp, nt, scratch)
+    else:
+        dh, dt = min(h, mh), min(t, mt)
+        for hits in range(mh + mt + 1):
+            for fh in range(mh + 1):
+                for ft in range(mt + 1):
+                    p = etab[dh, dt, hits, fh, ft]
+                    if p == 0.0:
+                        continue
+                    h2 = h - min(fh, h)
+                    t2 = t1 - min(ft, t1)
+                    take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
+                    rem = hits - take
+                    xn = min(rem, n1)
+                    n2 = n1 - xn
+                    b2 = b - take - min(rem - xn, b - take)
+                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, 0, p,
+                                  ex, sidx, sp, nt, scratch)
     for j in range(nt):                  # compress: scratch holds in-block probabilities
         sp[j] = scratch[sidx[j]]
         scratch[sidx[j]] = 0.0
@@ -294,20 +317,21 @@ def _moves(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side,
 
 
 @jit
-def _block_index(r, rc, fa, pc, pend, side, R, PD):
-    return ((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2 + side
+def _block_index(r, rc, fa, pc, pend, side, phase, R, PD):
+    return (((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2
+            + side) * 2 + phase
 
 
 @jit
 def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, side, p, ex, sidx, sp, nt,
-             scratch, touched):
-    """Book one outcome of a roll (``_moves``)."""
+             scratch):
+    """Book one outcome of a roll (``_spend_moves``): the next roll's phase-0 node."""
     R, PD = V.shape[5] - 1, V.shape[7] - 1
     if n2 + b2 == 0 or h2 + t2 == 0:
         ex[0] += p * _terminal(n2, b2, h2, t2, 0)
         ex[1] += p * _terminal(n2, b2, h2, t2, 1)
     elif n2 == n and b2 == b and h2 == h and t2 == t:
-        j = _block_index(r, rc, fa, pc, pend, side, R, PD)
+        j = _block_index(r, rc, fa, pc, pend, side, 0, R, PD)
         if scratch[j] == 0.0:
             sidx[nt] = j
             nt += 1
@@ -319,26 +343,31 @@ def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, side, p, ex, si
 
 
 @jit
-def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed):
+def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
     """Values of both games and each game's decisions on every state; no checks.
 
-    ``V[g, n, b, h, t, r, rc, fa, pc, pend, side]``; ``D[g, ...]`` the k the roller picks in
-    game g (maximising its own game's success, minimising the other's). ``fixed[side, ...]``
-    >= 0 imposes a k (policy evaluation), -1 lets the DP choose. Returns (V, D, sweeps max);
-    sweeps max < 0 when a block did not converge."""
-    R, PD = spec_i[0], spec_i[1]
+    Every roll is two nodes of one block (units fixed): phase 0, the roller picks ``k``
+    Runes/Prayer dice; phase 1, the dice landed, the English pick their spending option ``q``
+    (0 .. Converts affordable, or ``KQ - 1`` = God's Peace). ``V[g, n, b, h, t, r, rc, fa, pc,
+    pend, side]`` the phase-0 values; ``D[g, ...]`` the k the roller picks in game g, ``E[g,
+    ...]`` the English spending code at that roll (Convert count, ``SPEND_GP``). ``fixed[side,
+    ...]`` >= 0 imposes a k, ``fixed_spend[side, ...]`` a spending code (``SPEND_FREE``: the DP
+    chooses). Returns (V, D, E, sweeps max); sweeps max < 0 when a block did not converge."""
+    R, PD, cc = spec_i[0], spec_i[1], spec_i[3]
     TM = T0 + N0
-    V = np.zeros((2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2))
-    D = np.zeros((2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2),
-                 np.int8)
-    S = (R + 1) * (R + 1) * (PD + 1) * (PD + 1) * 4
-    K = 3
+    shp = (2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2)
+    V = np.zeros(shp)
+    D = np.zeros(shp, np.int8)
+    E = np.zeros(shp, np.int8)
+    S = (R + 1) * (R + 1) * (PD + 1) * (PD + 1) * 8
+    KQ = (min(N0, (R + PD) // cc) if cc > 0 else 0) + 2
+    K = max(3, KQ)
+    MS = max(9, R + 1)             # in-block successors: 9 dice outcomes, R + 1 Omens ends
     ex = np.zeros((S, K, 2))
     nsucc = np.zeros((S, K), np.int64)
-    sidx = np.zeros((S, K, _MAXS), np.int64)
-    sp = np.zeros((S, K, _MAXS))
+    sidx = np.zeros((S, K, MS), np.int64)
+    sp = np.zeros((S, K, MS))
     scratch = np.zeros(S)
-    touched = np.zeros(S, np.int64)
     kmaxs = np.zeros(S, np.int64)
     valid = np.zeros(S, np.bool_)
     worst = 0
@@ -350,36 +379,97 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed):
                         for g in range(2):
                             V[g, n, b, h, t] = _terminal(n, b, h, t, g)
                         continue
-                    # build the block's moves
-                    for r in range(R + 1):
-                        for rc in range(R + 1 - r):
-                            for fa in range(PD + 1):
-                                for pc in range(PD + 1 - fa):
-                                    for pend in range(2):
-                                        for side in range(2):
-                                            j = _block_index(r, rc, fa, pc, pend, side, R, PD)
-                                            valid[j] = True
-                                            km = ((1 if n > 0 else 0) + (1 if b > 0 else 0)
-                                                  if side == 0 else
-                                                  (1 if h > 0 else 0) + (1 if t > 0 else 0))
-                                            kmaxs[j] = km
-                                            for k in range(km + 1):
-                                                nsucc[j, k] = _moves(
-                                                    spec_i, spec_f, vtab, etab, V, n, b, h, t,
-                                                    r, rc, fa, pc, pend, side, k, ex[j, k],
-                                                    sidx[j, k], sp[j, k], scratch, touched)
-                    sweeps = _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc,
-                                       sidx, sp)
+                    _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid,
+                                 kmaxs, ex, nsucc, sidx, sp, scratch)
+                    sweeps = _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ,
+                                       valid, kmaxs, ex, nsucc, sidx, sp)
                     if sweeps < 0:
-                        return V, D, -1
+                        return V, D, E, -1
                     worst = max(worst, sweeps)
-    return V, D, worst
+    return V, D, E, worst
 
 
 @jit
-def _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc, sidx, sp):
-    """Value iteration (Gauss-Seidel) of both games over one block; ties go to the smaller k
-    (fewer dice rolled). Returns the sweeps used, -1 without convergence."""
+def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, kmaxs, ex, nsucc,
+                 sidx, sp, scratch):
+    """Every node's options and their transitions in the block of units (n, b, h, t)."""
+    cc, gp = spec_i[3], spec_i[4]
+    for r in range(R + 1):
+        for rc in range(R + 1 - r):
+            for fa in range(PD + 1):
+                for pc in range(PD + 1 - fa):
+                    for pend in range(2):
+                        for side in range(2):
+                            j = _block_index(r, rc, fa, pc, pend, side, 0, R, PD)
+                            valid[j] = True
+                            km = ((1 if n > 0 else 0) + (1 if b > 0 else 0) if side == 0
+                                  else (1 if h > 0 else 0) + (1 if t > 0 else 0))
+                            kmaxs[j] = km
+                            for k in range(km + 1):
+                                ex[j, k, 0] = 0.0
+                                ex[j, k, 1] = 0.0
+                                nsucc[j, k] = _dice_moves(spec_i, spec_f, n, b, h, t, r, rc,
+                                                          fa, pc, pend, side, k, sidx[j, k],
+                                                          sp[j, k], scratch)
+                            j = j + 1                     # phase 1 of the same roll
+                            valid[j] = True
+                            kmaxs[j] = KQ - 1
+                            cm = _n_converts(n, rc, pc, cc)
+                            for q in range(KQ - 1):
+                                if q > cm:
+                                    nsucc[j, q] = -1      # not affordable
+                                    continue
+                                nsucc[j, q] = _spend_moves(spec_i, vtab, etab, V, n, b, h, t,
+                                                           r, rc, fa, pc, pend, side, q,
+                                                           ex[j, q], sidx[j, q], sp[j, q],
+                                                           scratch)
+                            if gp > 0 and rc + pc >= gp:  # God's Peace: English success
+                                ex[j, KQ - 1, 0] = 0.0
+                                ex[j, KQ - 1, 1] = 1.0
+                                nsucc[j, KQ - 1] = 0
+                            else:
+                                nsucc[j, KQ - 1] = -1
+
+
+@jit
+def _option_value(ex, nsucc, sidx, sp, vals, j, q, g):
+    v = ex[j, q, g]
+    for s in range(nsucc[j, q]):
+        v += sp[j, q, s] * vals[g, sidx[j, q, s]]
+    return v
+
+
+@jit
+def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, nsucc):
+    """The option imposed at node ``j`` (-1: none)."""
+    r, rc, fa, pc, pend, side, phase = _unindex(j, R, PD)
+    if phase == 0:
+        if fixed.shape[0] == 1:
+            return -1
+        fk = fixed[side, n, b, h, t, r, rc, fa, pc, pend]
+        return min(fk, kmax) if fk >= 0 else -1
+    if fixed_spend.shape[0] == 1:
+        return -1
+    code = fixed_spend[side, n, b, h, t, r, rc, fa, pc, pend]
+    if code == SPEND_FREE:
+        return -1
+    cm = 0
+    while cm + 1 < KQ - 1 and nsucc[j, cm + 1] >= 0:
+        cm += 1
+    gp_ok = nsucc[j, KQ - 1] >= 0
+    if code == SPEND_SCRIPTED:
+        return KQ - 1 if gp_ok else cm
+    if code == SPEND_GP:
+        return KQ - 1 if gp_ok else 0
+    return min(code, cm)
+
+
+@jit
+def _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ex, nsucc, sidx,
+              sp):
+    """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
+    choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, fewer
+    Converts, God's Peace last). Returns the sweeps used, -1 without convergence."""
     S = valid.shape[0]
     vals = np.zeros((2, S))
     for sweep in range(VI_MAX_SWEEPS):
@@ -387,28 +477,27 @@ def _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc, sidx, sp)
         for j in range(S):
             if not valid[j]:
                 continue
-            side = j % 2
+            chooser = 1 if j % 2 == 1 else (j // 2) % 2
+            fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j], nsucc)
             for g in range(2):
-                maxim = side == g
+                maxim = chooser == g
                 best = -1.0
                 bk = 0
-                for k in range(kmaxs[j] + 1):
-                    q = ex[j, k, g]
-                    for s in range(nsucc[j, k]):
-                        q += sp[j, k, s] * vals[g, sidx[j, k, s]]
-                    if best < 0.0 or (maxim and q > best + 1e-13) or \
-                            (not maxim and q < best - 1e-13):
-                        best = q
-                        bk = k
-                fk = _fixed_k(fixed, n, b, h, t, j, R, PD)
                 if fk >= 0:
-                    bk = min(fk, kmaxs[j])
-                    best = ex[j, bk, g]
-                    for s in range(nsucc[j, bk]):
-                        best += sp[j, bk, s] * vals[g, sidx[j, bk, s]]
+                    bk = fk
+                    best = _option_value(ex, nsucc, sidx, sp, vals, j, fk, g)
+                else:
+                    for k in range(kmaxs[j] + 1):
+                        if nsucc[j, k] < 0:
+                            continue
+                        q = _option_value(ex, nsucc, sidx, sp, vals, j, k, g)
+                        if best < 0.0 or (maxim and q > best + 1e-13) or \
+                                (not maxim and q < best - 1e-13):
+                            best = q
+                            bk = k
                 delta = max(delta, abs(best - vals[g, j]))
                 vals[g, j] = best
-                _store(V, D, g, n, b, h, t, j, R, PD, best, bk)
+                _store(V, D, E, g, n, b, h, t, j, R, PD, KQ, best, bk)
         if delta <= VI_TOL:
             return sweep + 1
     return -1
@@ -416,6 +505,8 @@ def _block_vi(V, D, fixed, n, b, h, t, R, PD, valid, kmaxs, ex, nsucc, sidx, sp)
 
 @jit
 def _unindex(j, R, PD):
+    phase = j % 2
+    j //= 2
     side = j % 2
     j //= 2
     pend = j % 2
@@ -426,22 +517,17 @@ def _unindex(j, R, PD):
     j //= PD + 1
     rc = j % (R + 1)
     r = j // (R + 1)
-    return r, rc, fa, pc, pend, side
+    return r, rc, fa, pc, pend, side, phase
 
 
 @jit
-def _fixed_k(fixed, n, b, h, t, j, R, PD):
-    if fixed.shape[1] == 1 and fixed.shape[0] == 1:
-        return -1
-    r, rc, fa, pc, pend, side = _unindex(j, R, PD)
-    return fixed[side, n, b, h, t, r, rc, fa, pc, pend]
-
-
-@jit
-def _store(V, D, g, n, b, h, t, j, R, PD, val, k):
-    r, rc, fa, pc, pend, side = _unindex(j, R, PD)
-    V[g, n, b, h, t, r, rc, fa, pc, pend, side] = val
-    D[g, n, b, h, t, r, rc, fa, pc, pend, side] = k
+def _store(V, D, E, g, n, b, h, t, j, R, PD, KQ, val, k):
+    r, rc, fa, pc, pend, side, phase = _unindex(j, R, PD)
+    if phase == 0:
+        V[g, n, b, h, t, r, rc, fa, pc, pend, side] = val
+        D[g, n, b, h, t, r, rc, fa, pc, pend, side] = k
+    else:
+        E[g, n, b, h, t, r, rc, fa, pc, pend, side] = SPEND_GP if k == KQ - 1 else k
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -452,10 +538,15 @@ def _arrays(spec: RPSpec):
     return spec_i, spec_f
 
 
-def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None):
-    """(V, D) of ``_solve_rp`` for ``spec``; ``fixed`` (int8, shape of ``table_shape`` with a
-    leading side axis) imposes decisions. InputError if value iteration does not converge or
-    the roll cap could truncate battles."""
+_NONE = np.full((1,) * 10, -1, np.int8)
+
+
+def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
+             fixed_spend: np.ndarray | None = None):
+    """(V, D, E) of ``_solve_rp`` for ``spec``; ``fixed`` / ``fixed_spend`` (int8, shape of
+    the value table without the game axis and with the side axis first: (2 sides, n, b, h, t,
+    r, rc, fa, pc, pend)) impose dice counts / English spending codes. InputError if value
+    iteration does not converge or the roll cap could truncate battles."""
     from vikingsim.games.battle878.exact import TRUNCATION_TOL, _binom_cdf_below
 
     N0, B0, H0, T0 = spec.units
@@ -468,23 +559,23 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None):
         raise InputError(f"max_rolls={spec.max_rolls} may truncate battles (P up to "
                          f"{bound:.2g}); optimal play assumes no cap")
     spec_i, spec_f = _arrays(spec)
-    if fixed is None:
-        fixed = np.full((1, 1, 1, 1, 1, 1, 1, 1, 1, 1), -1, np.int8)
-    V, D, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
-                             english_table(spec), fixed)
+    V, D, E, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
+                                english_table(spec), _NONE if fixed is None else fixed,
+                                _NONE if fixed_spend is None else fixed_spend)
     if sweeps < 0:
         raise InputError("optimal play with Runes and Prayer: a block did not converge "
                          "(a face table with no Hits?)")
-    return V, D
+    return V, D, E
 
 
 @functools.lru_cache(maxsize=8)
-def decisions(rules: Rules) -> np.ndarray:
-    """Both games' decision tables ``D`` for ``rules`` (cached: a study or a notebook builds
-    many setups of one battle). Read-only."""
-    D = solve_rp(rp_spec(rules))[1]
+def decisions(rules: Rules) -> tuple:
+    """Both games' decision tables ``(D, E)`` for ``rules`` (cached: a study or a notebook
+    builds many setups of one battle). Read-only."""
+    _, D, E = solve_rp(rp_spec(rules))
     D.flags.writeable = False
-    return D
+    E.flags.writeable = False
+    return D, E
 
 
 def start_index(spec: RPSpec) -> tuple:
@@ -492,25 +583,36 @@ def start_index(spec: RPSpec) -> tuple:
     return (N0, B0, H0, T0, 0, 0, 0, 0, spec.pend, spec.side)
 
 
-def decision_table(D: np.ndarray, games=(0, 1)) -> np.ndarray:
-    """The ``optimal`` policy's table, int8 (2 seats, n, b, h, t, r, rc, fa, pc, pend): seat s
-    plays its decisions of game ``games[s]`` (its own game by default) at its own rolls."""
-    return np.stack([D[games[s], ..., s] for s in (0, 1)]).astype(np.int8)
+def decision_table(D: np.ndarray, E: np.ndarray, games=(0, 1)) -> np.ndarray:
+    """The ``optimal`` policy's table, int8 (4, n, b, h, t, r, rc, fa, pc, pend): rows 0 and 1
+    the dice count of seat s at its own rolls (its decisions of game ``games[s]``, its own game
+    by default), rows 2 and 3 the English spending code (``SPEND_GP`` or a Convert count) at a
+    roll of side 0 / 1, read once that roll's Runes/Prayer dice have landed (English seat's
+    game)."""
+    rows = [D[games[s], ..., s] for s in (0, 1)] + [E[games[1], ..., s] for s in (0, 1)]
+    return np.stack(rows).astype(np.int8)
+
+
+def own_fixed(table: np.ndarray) -> tuple:
+    """``(fixed, fixed_spend)`` for ``solve_rp`` from a ``decision_table`` (policy evaluation
+    of both seats playing it)."""
+    return np.ascontiguousarray(table[:2]), np.ascontiguousarray(table[2:])
 
 
 def optimal_rp(rules: Rules) -> dict:
     """Value of each game from the start (module docstring)."""
     spec = rp_spec(rules)
-    V, D = solve_rp(spec)
+    V, D, E = solve_rp(spec)
     i = start_index(spec)
-    own = decision_table(D)
-    fixed_v = solve_rp(spec, fixed=own)[0]      # both sides play their own game's table
+    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E)))[0]   # both play own tables
     return {
         "vikings_guarantee": float(V[(0, *i)]),
         "english_guarantee": float(V[(1, *i)]),
         "p_vikings_success_both_optimal": float(fixed_v[(0, *i)]),
         "p_english_success_both_optimal": float(fixed_v[(1, *i)]),
         "optimised": "how many factions roll a Runes / Prayer die at each roll (SEED §4.1); "
-                     "scripted: Omens on the type with most non-Hits, God's Peace and Convert "
-                     "when affordable, no Battle Rage, Ragnarok, Defend the Faith or retreat",
+                     "the English Convert (how many) and God's Peace (now or not) once the "
+                     "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: Omens on the "
+                     "type with most non-Hits, no Battle Rage, Ragnarok, Defend the Faith, "
+                     "Faith in Victory or retreat",
     }

@@ -184,11 +184,19 @@ class Random(Default):
                 PolicyParam.REROLL_CHANCE: self.reroll_chance}
 
 
+#: policy optimal's English spending codes (Setup.table rows 2-3, optimal_rp, 878 §5.2): c >= 0
+#: Convert c times (at most what is affordable); SPEND_GP God's Peace; SPEND_SCRIPTED (every
+#: other policy, and optimal at a state outside the table): God's Peace if affordable, else
+#: Convert while affordable
+SPEND_GP = -1
+SPEND_SCRIPTED = -2
+
+
 @dataclass(frozen=True)
 class Optimal(Default):
     """Exact best play (issue 21 §3; optimal.py, optimal_rp.py): the number of factions that
-    roll a Runes/Prayer die at each roll comes from the DP's decision table (``Setup.table``,
-    int8); spending scripted (greedy Omens target, God's Peace and Convert when affordable,
+    roll a Runes/Prayer die at each roll, and the English Converts and God's Peace, come from
+    the DP's decision table (``Setup.table``, int8); the rest scripted (greedy Omens target,
     no Battle Rage, Ragnarök, Defend the Faith, Faith in Victory); never retreats (without
     Runes and Prayer that is optimal: optimal.retreat_check)."""
     game: str = rule("own", "whose game's table to play: own (maximise own success), "
@@ -237,9 +245,9 @@ POLICIES = {
     "optimal": "exact best play (issue 21 §3): never retreats (optimal without Runes and "
                "Prayer); with runes_prayer, how many factions roll a Runes/Prayer die each "
                "roll comes from the exact DP (small battles, no Fyrd; docs/rules/battle878.md "
-               "§5.2), spending scripted (Omens on the type with most non-Hits, God's Peace "
-               "and Convert when affordable, nothing else). game=own (default) / vikings / "
-               "english: whose game's maximin table to play",
+               "§5.2), and so are the English Converts (how many) and God's Peace (now or "
+               "not); the rest scripted (Omens on the type with most non-Hits, nothing else). "
+               "game=own (default) / vikings / english: whose game's maximin table to play",
     "random": "uniform random hit targets and Traitor pick; greedy spending; coins for a new "
               "Runes/Prayer die (die_chance 0.5), a Runes re-roll (reroll_chance 0.5) and a "
               "retreat (retreat_chance 0.2) (policy stream only; for tests and invariants)",

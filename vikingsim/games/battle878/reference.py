@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from vikingsim.core.policies import forbid_names
 from vikingsim.core.rng import d6
-from vikingsim.games.battle878.policies import ELEMENT_NAMES, policy_objects
+from vikingsim.games.battle878.policies import (ELEMENT_NAMES, SPEND_GP, SPEND_SCRIPTED,
+                                                policy_objects)
 from vikingsim.games.battle878.rules import EPIC_NAMES, Outcome, Rules
 
 SLOTS = ("N", "B", "H", "T", "F", "VF")        # rules.Unit order
@@ -347,12 +348,13 @@ class Battle:
         """SEED §4: the rolling side rolls its Runes or Prayer dice; then each side spends,
         rolling side first (DEFAULT order). Returns (Martyrdom, God's Peace)."""
         martyr = self.roll_runes(s) if s == "V" else self.roll_prayer()
+        spend = self.optimal_spend(s) if self.kind["E"] == "optimal" else SPEND_SCRIPTED
         for sp in (s, OTHER[s]):
             if self.kind[sp] in ("default", "never", "retreat"):
                 continue
             if sp == "V":
                 self.spend_runes(s, res)
-            elif self.spend_prayer(s, res):
+            elif self.spend_prayer(s, res, spend):
                 return martyr, True
         return martyr, False
 
@@ -503,6 +505,16 @@ class Battle:
             return 2
         return int(self.table[(0 if side == "V" else 1, *idx)])
 
+    def optimal_spend(self, side):
+        """Policy optimal (878 §5.2): the English spending code at this roll of ``side`` (a
+        Convert count or SPEND_GP), from the DP's table once the roll's Runes/Prayer dice have
+        landed; SPEND_SCRIPTED at a state the DP never reaches."""
+        idx = (self.cnt["N"], self.cnt["B"], self.cnt["H"], self.cnt["T"], self.runes,
+               self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0)
+        if any(i >= d for i, d in zip(idx, self.table.shape[1:])):
+            return SPEND_SCRIPTED
+        return int(self.table[(2 + (0 if side == "V" else 1), *idx)])
+
     def roll_runes(self, s):
         """SEED §4.1: each Viking faction with units in the battle may roll one Runes die
         (optimal: the first ``optimal_dice`` of them, new or re-rolling a Conversion).
@@ -621,16 +633,18 @@ class Battle:
         self.runes -= n
         self.pool["V"] += n       # SEED §4.2: spent dice may be rolled again
 
-    def spend_prayer(self, s, res):
+    def spend_prayer(self, s, res, spend=SPEND_SCRIPTED):
         """English: God's Peace (smart: only when the odds are bad), Defend the Faith, Convert
         (smart: only when they are not; English Conversions first), then Faith in Victory on
-        their own roll (smart: only once no Prayer die is left). True: God's Peace."""
+        their own roll (smart: only once no Prayer die is left). ``spend``: optimal's table
+        (878 §5.2): God's Peace only on SPEND_GP, at most ``spend`` Converts. True: God's
+        Peace."""
         r = self.r
         smart = self.kind["E"] == "smart"
-        opt = self.kind["E"] == "optimal"   # optimal: God's Peace and Convert only
+        opt = self.kind["E"] == "optimal"   # optimal: God's Peace and Convert, from its table
         bad = smart and self.strength("E") < self.policy["E"].bad_odds * self.strength("V")
         if (self.conversions() >= r.gods_peace_cost and r.gods_peace_exit and (bad or not smart)
-                and self.allowed("E", "gods_peace")):
+                and spend in (SPEND_SCRIPTED, SPEND_GP) and self.allowed("E", "gods_peace")):
             self.effects["gods_peace"] += 1
             self.log("  God's Peace: the Vikings must leave")
             return True
@@ -640,9 +654,11 @@ class Battle:
             self.pool["E"] += r.defend_faith_cost
             self.add("F", self.draw_fyrd(), "Defend the Faith")
             self.effects["defend_the_faith"] += 1
+        n_max = None if spend == SPEND_SCRIPTED else (0 if spend == SPEND_GP else spend)
         while (self.conversions() >= r.convert_cost and self.holds("V", "N")
-               and not (smart and bad) and self.allowed("E", "convert")):
+               and not (smart and bad) and n_max != 0 and self.allowed("E", "convert")):
             self.convert()
+            n_max = None if n_max is None else n_max - 1
         if (s == "E" and not opt and (not smart or self.pool["E"] == 0)
                 and self.allowed("E", "faith_in_victory")):
             while self.faith >= 1 and res["F"]["flee"] > 0:
