@@ -13,8 +13,10 @@ compile the same kernels side by side, so the slowest compile (Ragnarok's) was p
 once. ``_shared_warm_up`` plays one throw-away game of every game's default and bench
 configurations at the start of each worker, one configuration at a time under a lock file:
 a worker skips a configuration the other is compiling, compiles another, and comes back to
-load the first from numba's cache. A plain ``pytest`` run (no xdist) skips this, so running
-one file compiles only the kernels that file uses.
+load the first from numba's cache; then one game with a search seat for every game that has
+search players (their own kernels, compiled once, not by both workers at once). A plain
+``pytest`` run (no xdist) skips this, so running one file compiles only the kernels that
+file uses.
 """
 from __future__ import annotations
 
@@ -51,20 +53,31 @@ def cli():
     return run_cli
 
 
+#: The search kernels (``games/<game>/search.py`` and ``forward.py``, flat Monte Carlo and
+#: ISMCTS in one call graph) are compiled by one game with a ``flatmc`` seat; rollouts=1
+#: keeps that game short. Without this, the two workers compiled them side by side whenever
+#: both reached a search test at once (Ragnarok's: 9 minutes of wall time under load).
+_SEARCH_SEAT = "flatmc(rollouts=1)"
+
+
 def _warm_configs():
-    """(game, options) of every registered game's default and bench configurations, each
-    once (a bench configuration may be the default, as raidconquer's ``{}``)."""
+    """(game, options, policies) of every registered game's default and bench configurations
+    (policies None: the defaults), each once (a bench configuration may be the default, as
+    raidconquer's ``{}``), then one game with a search seat for every game that has one."""
     from vikingsim.games import get, names
 
     out = []
     for g in names():
         for c in [{}, *get(g).bench_configs]:
-            if (g, dict(c)) not in out:
-                out.append((g, dict(c)))
+            if (g, dict(c), None) not in out:
+                out.append((g, dict(c), None))
+    for g in names():
+        if "flatmc" in get(g).policy_types:
+            out.append((g, {}, _SEARCH_SEAT))
     return out
 
 
-def _warm(game: str, options: dict) -> None:
+def _warm(game: str, options: dict, policies: str | None = None) -> None:
     """One throw-away game (the warm-up streams, never a run's): compiles or loads the kernel."""
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import play_throwaway, resolve_policies
@@ -72,25 +85,25 @@ def _warm(game: str, options: dict) -> None:
 
     spec = get(game)
     setup = spec.setup(resolve(spec.name, spec.options, options),
-                       *resolve_policies(spec, None, None))
+                       *resolve_policies(spec, policies, None))
     play_throwaway(spec, setup)
 
 
-def _lock_path(game: str, options: dict) -> Path:
-    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}"
+def _lock_path(game: str, options: dict, policies: str | None = None) -> Path:
+    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}|{policies}"
     return Path(tempfile.gettempdir()) / f"vikingsim-warm-{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"
 
 
-def _warm_under_lock(game: str, options: dict, block: bool) -> bool:
-    """Warm (game, options) holding its lock file; False when another worker holds it and
-    ``block`` is False. A failing warm-up is left for the tests to report."""
-    with open(_lock_path(game, options), "w") as f:
+def _warm_under_lock(game: str, options: dict, policies: str | None, block: bool) -> bool:
+    """Warm (game, options, policies) holding its lock file; False when another worker holds
+    it and ``block`` is False. A failing warm-up is left for the tests to report."""
+    with open(_lock_path(game, options, policies), "w") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             return False
         try:
-            _warm(game, options)
+            _warm(game, options, policies)
         except Exception:                  # the game's own tests say what is wrong
             pass
         finally:

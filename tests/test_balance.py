@@ -2,9 +2,6 @@
 synthetic noisy objective with a known optimum, the budget, seeds of the hold-out check
 disjoint from the search's, determinism, and bad input (one line, exit 2)."""
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -228,14 +225,11 @@ def test_unknown_metric_is_refused_after_one_probe_game(capsys, monkeypatch, tmp
 
 
 # ---- the target's size and metric (issue 22) -------------------------------------------------
-def _balance_cli(tmp_path, target):
-    """``vikingsim balance`` in a subprocess whose working folder is the empty ``tmp_path``."""
-    root = str(Path(__file__).resolve().parents[1])
-    return subprocess.run([sys.executable, "-m", "vikingsim", "balance", "raidboard",
-                           "--players", "4", "--target", target, "--vary",
-                           "seat_gold_step=0..5", "--budget", "2000", "--holdout", "100"],
-                          capture_output=True, text=True, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": root})
+def _balance_cli(tmp_path, target, cli, monkeypatch):
+    """``vikingsim balance`` (in process, ``cli`` fixture) run in the empty ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+    return cli("balance", "raidboard", "--players", "4", "--target", target, "--vary",
+               "seat_gold_step=0..5", "--budget", "2000", "--holdout", "100")
 
 
 @pytest.mark.parametrize("target, words", [
@@ -250,11 +244,12 @@ def _balance_cli(tmp_path, target):
     ("games_per_s=1e6", "'games_per_s' describes the run"),
     ("truncated=0", "'truncated' counts games (it grows with n); the game metrics are "
      "mean_final_gold,")])
-def test_bad_target_is_one_line_exit_2_nothing_written(tmp_path, target, words):
+def test_bad_target_is_one_line_exit_2_nothing_written(tmp_path, target, words, cli,
+                                                       monkeypatch):
     """Issue 22: 12,000 terms or 2,000 unary minus signs gave a RecursionError traceback,
     50,000 a MemoryError reported as "use a smaller -n"; elapsed_s=1 balanced wall-clock
     time."""
-    p = _balance_cli(tmp_path, target)
+    p = _balance_cli(tmp_path, target, cli, monkeypatch)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(lines) == 1, p.stderr[-500:]
     assert lines[0].startswith("vikingsim: error: ") and words in lines[0], lines[0]

@@ -3,8 +3,6 @@
 reference and the kernel's own code (``tests/test_battle878_rules.py``'s ``play``); the
 compiled kernel must equal the reference with forbids, and forbidding what a side never uses
 changes nothing bit for bit."""
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -148,10 +146,8 @@ def test_unknown_elements_are_refused(options, text, match):
         make_setup(options, [text, "default"])
 
 
-def test_unknown_element_is_one_line_and_exit_2():
-    p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "battle878", "-n", "10",
-                        "--policy", "greedy(forbid=nope)", "default"],
-                       capture_output=True, text=True)
+def test_unknown_element_is_one_line_and_exit_2(cli):
+    p = cli("simulate", "battle878", "-n", "10", "--policy", "greedy(forbid=nope)", "default")
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1 and "nope" in p.stderr
     assert "Traceback" not in p.stderr

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -173,16 +171,16 @@ def test_maximin_with_every_retreat_enumerated_equals_the_solver(army):
     assert _maximin(army, 1) == pytest.approx(r["english_guarantee"], abs=1e-9)
 
 
-def test_game_spec_optimal_and_cli(tmp_path):
+def test_game_spec_optimal_and_cli(tmp_path, cli):
     assert GAME.optimal(ARMY) == exact.optimal(ARMY)
-    cmd = [sys.executable, "-m", "vikingsim", "odds", "battle878", "--optimal", "--json",
-           "--set", "norsemen=2", "--set", "berserkers=1", "--set", "housecarls=1",
-           "--set", "thegns=2"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    got = json.loads(out)
+    cmd = ["odds", "battle878", "--optimal", "--json", "--set", "norsemen=2", "--set",
+           "berserkers=1", "--set", "housecarls=1", "--set", "thegns=2"]
+    p = cli(*cmd)
+    assert p.returncode == 0, p.stderr
+    got = json.loads(p.stdout)
     want = exact.odds({"norsemen": 2, "berserkers": 1, "housecarls": 1, "thegns": 2})
     assert got["vikings_guarantee"] == pytest.approx(want["p_vikings_win"], abs=1e-15)
-    bad = subprocess.run(cmd[:4] + ["ravenfeast", "--optimal"], capture_output=True, text=True)
+    bad = cli("odds", "ravenfeast", "--optimal")
     assert bad.returncode == 2 and "no optimal-play solver" in bad.stderr
     assert "Traceback" not in bad.stderr
 
@@ -417,13 +415,12 @@ def test_forced_dice_the_table_decides_the_english_convert(engine):
         (Outcome.ENGLISH_WIN, 1, 1)
 
 
-def test_rp_size_and_rule_limits_are_one_line_errors():
+def test_rp_size_and_rule_limits_are_one_line_errors(cli):
     with pytest.raises(InputError, match="too large"):
         exact.optimal({**RP_ARMY, "norsemen": 40, "thegns": 40})
     with pytest.raises(InputError, match="cannot handle fort"):
         exact.optimal({**RP_ARMY, "fort": 1})
-    cmd = [sys.executable, "-m", "vikingsim", "odds", "battle878", "--optimal", "--set",
-           "runes_prayer=true", "--set", "norsemen=40", "--set", "thegns=40"]
-    bad = subprocess.run(cmd, capture_output=True, text=True)
+    bad = cli("odds", "battle878", "--optimal", "--set", "runes_prayer=true", "--set",
+              "norsemen=40", "--set", "thegns=40")
     assert bad.returncode == 2 and "too large" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1

@@ -1,4 +1,9 @@
-"""The command line as a user meets it: subprocesses, exit codes, one-line errors, JSON."""
+"""The command line as a user meets it: exit codes, one-line errors, JSON.
+
+The ``python -m vikingsim`` entry itself (a JSON run, a one-line error with exit code 2, the
+progress bar on a terminal) is run in subprocesses; the other commands' output and errors
+through the in-process ``cli`` fixture of ``tests/conftest.py`` (the same ``cli.main``, no new
+interpreter: about 1.5 s of CPU each)."""
 import json
 import os
 import subprocess
@@ -27,8 +32,17 @@ def test_simulate_json_keys():
     assert p.stderr == ""                                   # no bar when stderr is not a tty
 
 
-def test_simulate_text_and_per_seat_policies():
-    p = run("simulate", "raidboard", "-n", "2000", "--policy", "greedy", "lookahead",
+def test_entry_bad_input_is_one_line_exit_2(tmp_path):
+    """The ``-m vikingsim`` entry turns an input error into exit code 2 and one line."""
+    p = run("simulate", "chess", cwd=tmp_path)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert lines[0].startswith("vikingsim: error: ") and "unknown game 'chess'" in lines[0]
+    assert not list(tmp_path.iterdir())
+
+
+def test_simulate_text_and_per_seat_policies(cli):
+    p = cli("simulate", "raidboard", "-n", "2000", "--policy", "greedy", "lookahead",
             "--set", "variant=ends-of-earth")
     assert p.returncode == 0, p.stderr
     assert "seed=20260" in p.stdout and "seat 1" in p.stdout and "95% CI" in p.stdout
@@ -49,17 +63,18 @@ def test_simulate_text_and_per_seat_policies():
     (["frobnicate"], "invalid choice"),
     (["odds", "raidboard"], "no exact solver"),
 ])
-def test_bad_input_one_line_exit_2(args, needle, tmp_path):
-    p = run(*args, cwd=tmp_path)
+def test_bad_input_one_line_exit_2(args, needle, tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    p = cli(*args)
     assert p.returncode == 2, (p.returncode, p.stderr)
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in p.stderr, p.stderr
     assert not list(tmp_path.iterdir())                      # nothing written
 
 
-def test_out_writes_parquet_and_manifest(tmp_path):
+def test_out_writes_parquet_and_manifest(tmp_path, cli):
     out = tmp_path / "rb.parquet"
-    p = run("simulate", "raidboard", "-n", "1000", "--out", str(out), "--quiet", "--json",
+    p = cli("simulate", "raidboard", "-n", "1000", "--out", str(out), "--quiet", "--json",
             "--rule-columns")
     assert p.returncode == 0, p.stderr
     import pandas as pd
@@ -70,8 +85,8 @@ def test_out_writes_parquet_and_manifest(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["rb.manifest.json", "rb.parquet"]
 
 
-def test_games_lists_every_game_with_options():
-    p = run("games", "--json")
+def test_games_lists_every_game_with_options(cli):
+    p = cli("games", "--json")
     assert p.returncode == 0, p.stderr
     games = {g["name"]: g for g in json.loads(p.stdout)["games"]}
     assert set(names()) == set(games)
@@ -80,19 +95,19 @@ def test_games_lists_every_game_with_options():
     assert opts["variant"]["choices"] == ["circular", "ends-of-earth"]
     assert {"start_gold", "target_gold", "max_rounds"} <= set(opts)
     assert {p["name"] for p in rb["policies"]} >= {"greedy", "random", "lookahead"}
-    assert run("games").returncode == 0
+    assert cli("games").returncode == 0
 
 
-def test_trace_tells_a_game():
-    p = run("trace", "raidboard", "--seed", "3", "--players", "3")
+def test_trace_tells_a_game(cli):
+    p = cli("trace", "raidboard", "--seed", "3", "--players", "3")
     assert p.returncode == 0, p.stderr
     assert "round 1" in p.stdout and "wins with" in p.stdout and "moves" in p.stdout
 
 
-def test_trace_matches_simulated_game():
+def test_trace_matches_simulated_game(cli):
     from vikingsim.core.runner import simulate
     r = simulate("raidboard", n=5, seed=8, players=2)
-    p = run("trace", "raidboard", "--seed", "8", "--players", "2", "--game-id", "4")
+    p = cli("trace", "raidboard", "--seed", "8", "--players", "2", "--game-id", "4")
     last = p.stdout.strip().splitlines()[-1]
     assert f"seat {r.out['winner'][4]} wins" in last and f"round {r.out['rounds'][4]}" in last
 

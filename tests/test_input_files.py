@@ -1,13 +1,11 @@
 """Files that options and policies name (issue 19 §3): their bytes enter the results manifest,
 the rules hash and the study hash, and ``--resume`` refuses a study whose file was edited.
 
-The command-line runs are subprocesses with ``VIKINGSIM_DISABLE_JIT=1`` (a few games in plain
-Python): what is checked is the bookkeeping, not the kernels, and nothing is compiled."""
+The command-line runs go through ``vikingsim.cli.main`` in this process (``run_cli`` of
+``tests/conftest.py``, a few games on the default kernels): what is checked is the
+bookkeeping, not the kernels."""
 import hashlib
 import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -16,15 +14,14 @@ import pytest
 from vikingsim.core.errors import InputError
 from vikingsim.core.inputs import changed_file, file_records, names_file
 from vikingsim.core.results import rules_hash
+from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = ROOT / "vikingsim" / "games" / "raidconquer" / "cards.toml"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "VIKINGSIM_DISABLE_JIT": "1"}
 
 
-def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "vikingsim", *map(str, args)],
-                          capture_output=True, text=True, env=ENV, cwd=cwd)
+def cli(*args):
+    return run_cli(*map(str, args))
 
 
 def sha(path) -> str:
@@ -107,22 +104,23 @@ catalog = "my_cards.toml"
 """
 
 
-def test_resume_refuses_after_the_catalog_was_edited(tmp_path):
+def test_resume_refuses_after_the_catalog_was_edited(tmp_path, monkeypatch):
     """A catalog path relative to the study file; its bytes in the cell's manifest entry;
     an unchanged file resumes, an edited one (even a comment) is one line, exit 2."""
+    monkeypatch.chdir(ROOT)                 # not the study's folder
     copy = tmp_path / "my_cards.toml"
     copy.write_bytes(CARDS.read_bytes())
     study = tmp_path / "cards.toml"
     study.write_text(textwrap.dedent(STUDY))
     out = tmp_path / "out"
-    first = cli("experiment", study, "--out", out, "--quiet", cwd=ROOT)
+    first = cli("experiment", study, "--out", out, "--quiet")
     assert first.returncode == 0, first.stderr
     cell = json.loads((out / "study.json").read_text())["cells"][0]
     assert cell["files"] == {"option.catalog": {"path": "my_cards.toml", "sha256": sha(CARDS)}}
-    again = cli("experiment", study, "--out", out, "--resume", "--quiet", cwd=ROOT)
+    again = cli("experiment", study, "--out", out, "--resume", "--quiet")
     assert again.returncode == 0, again.stderr
     copy.write_text(CARDS.read_text() + "# a comment is an edit too\n")
-    p = cli("experiment", study, "--out", out, "--resume", "--quiet", cwd=ROOT)
+    p = cli("experiment", study, "--out", out, "--resume", "--quiet")
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert "cannot resume" in lines[0] and "my_cards.toml" in lines[0]

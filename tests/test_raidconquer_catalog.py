@@ -3,8 +3,6 @@ typed by hand from the seed and the notes, the loader's validation (one line nam
 exit 2 on the command line), and ``--set catalog=...`` reaching the games."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -105,11 +103,10 @@ def test_loader_rejects_with_one_line_naming_the_card(tmp_path, edit, message):
     assert str(e.value).startswith(message) and "\n" not in str(e.value)
 
 
-def test_bad_catalog_on_the_command_line_is_exit_2(tmp_path):
+def test_bad_catalog_on_the_command_line_is_exit_2(tmp_path, cli):
     path = _write(tmp_path, BUNDLED.replace("cost = 4\npower = 1\ninfluence = 1",
                                             "cost = -4\npower = 1\ninfluence = 1", 1))
-    p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidconquer", "-n",
-                        "10", "--set", f"catalog={path}"], capture_output=True, text=True)
+    p = cli("simulate", "raidconquer", "-n", "10", "--set", f"catalog={path}")
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "negative cost" in lines[0] and "Kalf" in lines[0]
@@ -134,12 +131,11 @@ def test_compiled_tables_match_the_catalog():
     assert np.array_equal(comp.card[3], c.power) and np.array_equal(comp.alt, c.alt)
 
 
-def test_catalog_flag_is_the_catalog_option(tmp_path):
+def test_catalog_flag_is_the_catalog_option(tmp_path, cli):
     """``--catalog my_cards.toml`` = ``--set catalog=my_cards.toml`` (the issue's spelling)."""
     path = _write(tmp_path, BUNDLED.replace("cost = 4\npower = 1\ninfluence = 1",
                                             "cost = -4\npower = 1\ninfluence = 1", 1))
-    p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidconquer", "-n",
-                        "10", "--catalog", path], capture_output=True, text=True)
+    p = cli("simulate", "raidconquer", "-n", "10", "--catalog", str(path))
     assert p.returncode == 2 and "negative cost" in p.stderr
 
 
@@ -159,14 +155,14 @@ KALF_ABILITIES = 'abilities = ["attack_character:3", "leadership", "betray"]'
      "catalog card 'Kalf': cost = 99999999999999999999 must be in [0, 99]"),
     (KALF_STATS, "cost = 4\npower = 9223372036854775000\ninfluence = 1",
      "catalog card 'Kalf': power = 9223372036854775000 must be in [0, 99]")])
-def test_malformed_catalog_is_one_line_exit_2_nothing_written(tmp_path, old, new, message):
+def test_malformed_catalog_is_one_line_exit_2_nothing_written(tmp_path, old, new, message,
+                                                              cli):
     """Issue 22: these gave a TypeError or OverflowError traceback, or (a Power near the
     int64 maximum) were accepted and overflowed in the kernel's sums."""
     assert old in BUNDLED
     path = _write(tmp_path, BUNDLED.replace(old, new, 1))
-    p = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "raidconquer", "-n",
-                        "10", "--catalog", path, "--out", str(tmp_path / "games")],
-                       capture_output=True, text=True)
+    p = cli("simulate", "raidconquer", "-n", "10", "--catalog", str(path), "--out",
+            str(tmp_path / "games"))
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert lines == [f"vikingsim: error: {lines[0].removeprefix('vikingsim: error: ')}"]

@@ -106,6 +106,26 @@ def test_summary_frame_and_manifest_shapes(game, tmp_path):
     assert m["rng_scheme"].endswith(f"block={get(game).block_games} games") and path.exists()
 
 
+#: A search player's budget parameters: each of its decisions plays this many rollouts (or
+#: iterations) per option, each a whole game to its end.
+SEARCH_BUDGETS = ("rollouts", "budget")
+
+
+def _small_search(game, name):
+    """``(policy text, games)`` for ``test_every_policy_runs``: a search player at budget 2
+    (the smallest that selects among visited options) for 20 games, since its search code
+    runs the same way at any budget (at the defaults, 200 games of Ragnarok's two search
+    players took 200 s of the suite's 1,900 s of CPU) and each game's search suite
+    (``test_<game>_search.py``) checks it move by move against the reference; any other
+    policy as named, for 200 games."""
+    from vikingsim.core import policies
+
+    opts = policies.param_options(get(game).policy_types[name]) \
+        if name in get(game).policy_types else {}
+    small = [f"{o.name}={o.lo + 1}" for o in opts.values() if o.name in SEARCH_BUDGETS]
+    return (f"{name}({', '.join(small)})", 20) if small else (name, 200)
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_policy_runs(game):
     spec = get(game)
@@ -113,13 +133,14 @@ def test_every_policy_runs(game):
         opts = {}
         if game == "ravenfeast" and pol != "default":
             opts = {"mode": "warband"}                   # duels make no choices
+        text, n = _small_search(game, pol)
         try:
-            r = simulate(game, 200, seed=2, policies=pol, options=opts)
+            r = simulate(game, n, seed=2, policies=text, options=opts)
         except Exception as e:                             # a policy valid for one side only
             from vikingsim.core.errors import InputError
             assert isinstance(e, InputError), (pol, e)
             continue
-        assert len(r.frame) == 200
+        assert len(r.frame) == n
 
 
 # --- the game contract: one outcome vocabulary, trace and invariants for every game -------
@@ -197,13 +218,14 @@ def test_parameterised_policies_are_recorded_by_label(game):
             continue
         o = next(iter(opts.values()))
         value = o.hi if o.kind in ("int", "float") and o.hi is not None else o.default
-        if o.name in ("rollouts", "budget"):       # a search at its top budget plays for
+        if o.name in SEARCH_BUDGETS:               # a search at its top budget plays for
             value = o.lo + 1                       # hours; the label is what is tested here
         text = f"{name}({o.name}={value})"
         label = policies.label(name, policies.build(game, spec.policy_types, text))
         options = {"mode": "warband"} if game == "ravenfeast" else {}
+        n = 5 if any(b in opts for b in SEARCH_BUDGETS) else 50   # a search: 5 games
         try:
-            r = simulate(game, 50, seed=3, policies=text, options=options)
+            r = simulate(game, n, seed=3, policies=text, options=options)
         except Exception as e:
             from vikingsim.core.errors import InputError
             assert isinstance(e, InputError), (text, e)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -100,10 +98,8 @@ def test_exact_is_a_full_enumeration():
     assert len(list(itertools.product(range(p.level_a_fury_max + 1), repeat=3))) * 3 == 1029
 
 
-def test_vikingsim_odds_prints_level_a():
-    r = subprocess.run([sys.executable, "-m", "vikingsim", "odds", "tevragnarok",
-                        "--set", "params=giants_flat", "--json"], capture_output=True,
-                       text=True, timeout=600)
+def test_vikingsim_odds_prints_level_a(cli):
+    r = cli("odds", "tevragnarok", "--set", "params=giants_flat", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["ev_slay_giant"] == 3.0 and d["sd_giant"] == 0.0 and d["p_giant_3"] == 1.0

@@ -4,8 +4,6 @@ giant_hunter slays more than greedy_vp."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -51,10 +49,8 @@ def test_policy_from_a_toml_file(tmp_path):
         np.testing.assert_array_equal(a.out[key], b.out[key])
 
 
-def test_cli_bad_policy_parameter_is_one_line_exit_2():
-    r = subprocess.run([sys.executable, "-m", "vikingsim", "simulate", "tevragnarok", "-n",
-                        "10", "--policy", "greedy_vp(giant_weight=-3)"], capture_output=True,
-                       text=True, timeout=600)
+def test_cli_bad_policy_parameter_is_one_line_exit_2(cli):
+    r = cli("simulate", "tevragnarok", "-n", "10", "--policy", "greedy_vp(giant_weight=-3)")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "giant_weight" in r.stderr
 
