@@ -26,6 +26,7 @@ between them (a one-cell study at two chunks of its own ``chunk_games``).
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import resource
@@ -69,10 +70,13 @@ COMMANDS = {
 }
 NO_FOLDER = {"breakeven"}                 # commands that write no study folder
 
-#: JSON keys that name the machine, the clock or the folder rather than the games.
-VOLATILE = {"versions", "elapsed_s", "backend_start_s", "out", "root", "wall_s", "seconds",
+#: JSON keys that name the machine, the clock or the folder rather than the games (a ladder's
+#: or sensitivity study's file is written under or beside its --out).
+VOLATILE = {"study_file", "versions", "elapsed_s", "backend_start_s", "out", "root", "wall_s", "seconds",
             "git_commit", "started", "finished"}
 SKIP_FILES = {"report.html"}
+#: the one folder name of the three runs (a sensitivity study is named after its --out)
+OUT = "out"
 
 
 def study_examples() -> dict[str, list[str]]:
@@ -196,7 +200,7 @@ def report_names_study(folder: Path) -> str | None:
     m = read_manifest(study_folder(folder))
     text = page.read_text() if page.exists() else ""
     names = [m["name"], *([m["title"]] if m.get("title") else [])]
-    return None if any(n in text for n in names) else f"page does not name {m['name']!r}"
+    return None if all(html.escape(n) in text for n in names) else f"page does not name {m['name']!r}"
 
 
 def check(name: str, argv: list, work: Path) -> dict:
@@ -205,14 +209,14 @@ def check(name: str, argv: list, work: Path) -> dict:
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
     res, t = {}, {}
-    steps = [("run", lambda: run_to(argv, base / "run"))]
+    steps = [("run", lambda: run_to(argv, base / "run" / OUT))]
     if argv[0] not in NO_FOLDER:
-        steps += [("resume", lambda: compared(killed_then_resumed(argv, base / "resume"),
-                                              base / "run", base / "resume")),
-                  ("dask", lambda: compared(run_to(argv, base / "dask", "--backend", "dask",
+        steps += [("resume", lambda: compared(killed_then_resumed(argv, base / "resume" / OUT),
+                                              base / "run" / OUT, base / "resume" / OUT)),
+                  ("dask", lambda: compared(run_to(argv, base / "dask" / OUT, "--backend", "dask",
                                                    "--workers", "2"),
-                                            base / "run", base / "dask")),
-                  ("report", lambda: report_names_study(base / "run"))]
+                                            base / "run" / OUT, base / "dask" / OUT)),
+                  ("report", lambda: report_names_study(base / "run" / OUT))]
     else:
         steps = [("run", lambda: run_plain(argv))]
     for step, fn in steps:
