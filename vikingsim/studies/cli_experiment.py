@@ -8,12 +8,17 @@ EXAMPLES = """examples:
   vikingsim experiment experiments/raidboard_seats.toml --resume   # after Ctrl-C or a crash
   vikingsim experiment experiments/raidboard_seats.toml --backend dask --workers 2
   vikingsim experiment STUDY.toml --backend dask --scheduler tcp://10.0.0.5:8786 --out /nfs/r/x
-  vikingsim experiment experiments/raidboard_seat0_edge.toml --stop-when-decided --json"""
+  vikingsim experiment experiments/raidboard_seat0_edge.toml --stop-when-decided --json
+  vikingsim experiment experiments/raidboard_billion.toml --games 20000 --out /tmp/billion-small"""
 
 
 def add_arguments(p) -> None:
     p.add_argument("file", help="study file (TOML; see experiments/README.md)")
     p.add_argument("--out", default=None, help="output folder (default results/<study name>)")
+    p.add_argument("--games", type=int, default=None, metavar="N",
+                   help="play N games per cell instead of the file's games (a small version "
+                   "of the study, e.g. to check a file: another study, so another --out; "
+                   "study.json records it as games_override)")
     add_run_arguments(p)
     p.add_argument("--stop-when-decided", action="store_true",
                    help="stop each cell once the SPRT of the file's [stop] table decides; "
@@ -55,7 +60,8 @@ def run(args) -> int:
     try:
         res = run_study(study, args.out, backend=args.backend, workers=args.workers,
                         scheduler=args.scheduler, resume=args.resume,
-                        stop_when_decided=args.stop_when_decided, progress=not args.quiet)
+                        stop_when_decided=args.stop_when_decided, progress=not args.quiet,
+                        games=args.games)
     except KeyboardInterrupt as stop:     # run_study said which chunks are saved (one line)
         return stopped(stop)
     files = write_results(study, res.root)      # e.g. a tournament's tables, as its command

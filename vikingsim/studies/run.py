@@ -144,7 +144,8 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
     "dask"), ``workers``, ``scheduler`` (address of a running Dask scheduler) or interruptions
     (``resume=True`` keeps the finished chunks of an earlier run of the same study).
     ``stop_when_decided`` stops each cell once the ``[stop]`` SPRT decides; ``games``
-    replaces the file's games per cell (a smaller version of the study).
+    replaces the file's games per cell (a smaller version of the study: the cells' games and
+    so the study hash change; study.json records ``games_override`` = {file, games}).
 
     ``elapsed_s`` of the result is the time spent playing chunks once the backend was up;
     ``backend_start_s`` the time it took to start it (a LocalCluster takes seconds).
@@ -155,11 +156,14 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
 
     check_backend(backend, workers, scheduler)
     study = study if isinstance(study, Study) else load_study(study)
+    file_games = study.games
     if games is not None:
         study = replace(study, games=_games(games))
     root = Path(out) if out is not None else Path("results") / study.name
     try:
         spec, states, manifest = _plan_run(study, stop_when_decided)
+        if games is not None:                # the file's games and the ones played instead
+            manifest["games_override"] = {"file": file_games, "games": study.games}
         _check_out(root, manifest, resume)
     except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while planning
         print(f"vikingsim: study stopped before it started; nothing was written to {root}",

@@ -213,6 +213,10 @@ def provenance_html(study: StudyView, counts: dict) -> str:
              ("rules version", m.get("rules_version", "-")), ("root seed", m.get("root_seed")),
              ("games per chunk", m.get("chunk_games", "-")),
              ("grid knobs", ", ".join(study.keys) or "none"), ("versions", versions or "-")]
+    if m.get("games_override"):        # `experiment --games N`: not the file's games
+        o = m["games_override"]
+        items.insert(2, ("games per cell", f"{o['games']:,} (--games; the file says "
+                                           f"{o['file']:,})"))
     facts = table_html(["", ""], [list(i) for i in items])
     rows = [[c["cell"], raw_label(c), c["players"], ", ".join(map(str, c["policies"])),
              f"{c['games']:,}", f"{c.get('games_done', '-')}", f"{counts[c['cell']].games:,}",
