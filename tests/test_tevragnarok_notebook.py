@@ -3,7 +3,10 @@
 Why the notebook's n is enough: every Level B figure is re-computed with the notebook's own
 seed and n (``SEED``, ``N`` below), and the engine gives the same games for the same seed, so
 the figures must come out *equal* to the quoted ones up to their printed rounding; a
-difference means the quote is stale or the model changed (then re-run the notebook). The
+difference means the quote is stale or the model changed (then re-run the notebook).
+Sections 6 and 8 (the Sobol' study, the search players: most of the notebook's time) are
+re-computed from their full run's outcomes stored in tests/data/, and those are replayed
+against the code on the first games of every cell or point (see the two tests). The
 quotes are read from the committed .ipynb as a reader sees it: its markdown cells and the
 answer that its last code cell renders from the tables. The quoted intervals are the ones of
 that n (win rates ±0.3 to ±0.6 pp, paired gains ±0.3 to ±0.5 pp), wide enough to be honest
