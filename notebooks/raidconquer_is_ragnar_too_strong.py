@@ -842,7 +842,7 @@ from vikingsim.studies.report.skill import (answer_sentence, effect_sentence, ef
                                             skill_frame, skill_tests)
 from vikingsim.studies.run import ensure_study
 
-N_SKILL = 20 if SMALL else 600               # games per cell (6 cells)
+N_SKILL = 5 if SMALL else 600                # games per cell (6 cells)
 SKILL_TOML = (Path("..") / "experiments" if Path("../experiments").is_dir()
               else Path("experiments")) / "raidconquer_by_skill.toml"
 t_skill = time.perf_counter()

@@ -818,7 +818,7 @@ display(Markdown(answer))
 # %%
 from vikingsim.studies.run import ensure_study  # noqa: E402
 
-SKILL_N = 20 if SMALL else 1_000            # games per cell (15 cells)
+SKILL_N = 8 if SMALL else 1_000             # games per cell (15 cells)
 skill_study = ensure_study("../experiments/tevragnarok_slay_by_skill.toml", games=SKILL_N,
                            results="../results")
 SKILL_LEVELS = ["greedy_vp", "ismcts(budget=8)", "ismcts(budget=32)"]

@@ -240,7 +240,7 @@ def test_by_skill_study_is_the_notebook_s():
     from vikingsim.studies.spec import load_study
 
     src = NB.with_suffix(".py").read_text()
-    assert f"N_SKILL = 20 if SMALL else {N_SKILL}" in src
+    assert f"N_SKILL = 5 if SMALL else {N_SKILL}" in src
     study = load_study(NB.parents[1] / "experiments" / "raidconquer_by_skill.toml")
     assert study.seed == SKILL_SEED and study.common_seeds
     grid = {k: list(v) for k, v in study.grid}

@@ -3,7 +3,10 @@
 Why the notebook's n is enough: every Level B figure is re-computed with the notebook's own
 seed and n (``SEED``, ``N`` below), and the engine gives the same games for the same seed, so
 the figures must come out *equal* to the quoted ones up to their printed rounding; a
-difference means the quote is stale or the model changed (then re-run the notebook). The
+difference means the quote is stale or the model changed (then re-run the notebook).
+Sections 6 and 8 (the Sobol' study, the search players: most of the notebook's time) are
+re-computed from their full run's outcomes stored in tests/data/, and those are replayed
+against the code on the first games of every cell or point (see the two tests). The
 quotes are read from the committed .ipynb as a reader sees it: its markdown cells and the
 answer that its last code cell renders from the tables. The quoted intervals are the ones of
 that n (win rates ±0.3 to ±0.6 pp, paired gains ±0.3 to ±0.5 pp), wide enough to be honest
@@ -295,9 +298,8 @@ def _nb_constant(name):
 def _sensitivity(tmp_path, samples, games):
     from vikingsim.studies import sensitivity as sens
 
-    data = sens.run_sensitivity("tevragnarok", SPACE, samples=samples, games=games, seed=20260,
-                                out=tmp_path / "sens", second_order=False).open()
-    t = sens.report_tables(data)
+    values, report = _sensitivity_points(tmp_path, samples, games)
+    t = sens.tables_of(sens._analyze(report, values))
     return t["sensitivity indices"], t["monte carlo noise"].set_index("headline")
 
 
@@ -321,12 +323,53 @@ def test_sensitivity_top_input_for_giant_share_in_a_fresh_small_run(tmp_path):
     _assert_quoted(["**The Giants' share of the points is driven by `params.giants.values`**"])
 
 
+#: every point's headline values of section 6's full run (64 base samples, 768 points, 2,000
+#: games a point) and of the same points at ``SENS_REPLAY`` games (the first games of each
+#: point's), written by ``python -m tests.test_tevragnarok_notebook sensitivity``.
+SENS_POINTS = Path(__file__).parent / "data" / "tevragnarok_sensitivity_points.parquet"
+SENS_REPLAY = 100
+
+
+def _sensitivity_points(tmp_path, samples, games):
+    """(point values, the study's report) of a fresh run of section 6's space."""
+    from vikingsim.studies import sensitivity as sens
+
+    data = sens.run_sensitivity("tevragnarok", SPACE, samples=samples, games=games, seed=20260,
+                                out=tmp_path / f"sens-{games}", second_order=False).open()
+    return sens.point_values(data), data.manifest["report"]
+
+
+def write_sensitivity_points(tmp_path):
+    import pandas as pd
+
+    samples, n = _nb_constant("SENS_SAMPLES")[1], _nb_constant("SENS_N")[1]
+    pd.concat([_sensitivity_points(Path(tmp_path), samples, g)[0] for g in (SENS_REPLAY, n)]) \
+        .to_parquet(SENS_POINTS, index=False)
+
+
 @pytest.mark.slow
 def test_sensitivity_headline(tmp_path):
     """Section 6 at the notebook's full size and seeds: the giant_share line and the noise
-    shares of the win rates, as rendered."""
+    shares of the win rates, as rendered, from the stored point values of the full run
+    (SALib's analysis of them, ``sensitivity.tables_of``). The stored values are the code's
+    of now: all 768 points are replayed at SENS_REPLAY games (under common seeds a point's
+    first games do not depend on its n) and must give the stored values exactly (counts of
+    wins: any change of a game's winner in 76,800 games shows). Why that is enough: a change
+    that alters a share p of the games escapes the replay with probability (1 - p)^76,800; the
+    replay costs 1/20 of the full run's games."""
+    import pandas as pd
+
+    from vikingsim.studies import sensitivity as sens
+
     samples, n = _nb_constant("SENS_SAMPLES")[1], _nb_constant("SENS_N")[1]
-    indices, noise = _sensitivity(tmp_path, samples, n)
+    stored = pd.read_parquet(SENS_POINTS)
+    replay, report = _sensitivity_points(tmp_path, samples, SENS_REPLAY)
+    want = stored[stored.games == SENS_REPLAY].reset_index(drop=True)
+    pd.testing.assert_frame_equal(replay.reset_index(drop=True), want, check_dtype=False)
+    full = stored[stored.games == n].reset_index(drop=True)
+    assert full.point.nunique() == samples * (10 + 2) == len(replay.point.unique())
+    t = sens.tables_of(sens._analyze(report, full))
+    indices, noise = t["sensitivity indices"], t["monte carlo noise"].set_index("headline")
     top = _top(indices, noise, "giant_share")
     win = noise.loc[[f"win_rate[{s}]" for s in range(PLAYERS)], "noise_share"]
     _assert_quoted([
@@ -362,11 +405,40 @@ def _slay_games(level, n):
     return base, denied
 
 
-def _worth_games(base, denied):
+def _worth_games(base_winner, denied_winners):
     """Per game, 100/K sum_s (1[baseline winner = s] - 1[winner with s denied = s])."""
-    kept = sum((base.winner == s).to_numpy() for s in range(PLAYERS)) / PLAYERS
-    lost = sum((f.winner == s).to_numpy() for s, f in enumerate(denied)) / PLAYERS
+    kept = sum(base_winner == s for s in range(PLAYERS)) / PLAYERS
+    lost = sum(w == s for s, w in enumerate(denied_winners)) / PLAYERS
     return 100 * kept, 100 * lost
+
+
+#: the per-game outcomes of section 8's 15 cells at the notebook's full n (1,000 games a
+#: cell), written by ``python -m tests.test_tevragnarok_notebook slay``.
+#: ``test_slay_by_skill_games_are_the_current_code_s`` replays the first ``K_REPLAY`` games
+#: of every cell against it; ``test_slay_by_skill_headline`` re-computes the quote from it.
+SLAY_GAMES = Path(__file__).parent / "data" / "tevragnarok_slay_by_skill_1000.npz"
+K_REPLAY = 40
+
+
+def _slay_outcomes(level, n):
+    """{base_winner (n,), base_slays (n, K), denied_winner (K, n)} of plain runs (_slay_games)."""
+    base, denied = _slay_games(level, n)
+    return {"base_winner": base.winner.to_numpy().astype(np.int8),
+            "base_slays": base[[f"slays_{s}" for s in range(PLAYERS)]].to_numpy().astype(np.int8),
+            "denied_winner": np.stack([f.winner.to_numpy().astype(np.int8) for f in denied])}
+
+
+def _stored_slay_games():
+    data = np.load(SLAY_GAMES)
+    return {level: {k: data[f"{i}.{k}"] for k in ("base_winner", "base_slays", "denied_winner")}
+            for i, level in enumerate(SKILL_LEVELS)}
+
+
+def write_slay_games(n=1_000):
+    """Play the 15 cells at n games (about 4 minutes on 2 quiet cores) and store the outcomes."""
+    out = {f"{i}.{k}": v for i, level in enumerate(SKILL_LEVELS)
+           for k, v in _slay_outcomes(level, n).items()}
+    np.savez_compressed(SLAY_GAMES, **out)
 
 
 def test_slay_study_cells_are_the_plain_runs_and_the_denied_seat_never_slays(tmp_path):
@@ -395,22 +467,56 @@ def test_slay_study_cells_are_the_plain_runs_and_the_denied_seat_never_slays(tmp
 
 
 @pytest.mark.slow
+def test_slay_by_skill_games_are_the_current_code_s():
+    """The stored games of section 8 are the ones the code plays now: the first K_REPLAY games
+    of each of the 15 cells, replayed by plain runs of the study's seed (a run's first k games
+    do not depend on its n, runner.simulate), give the same winner in every cell and the same
+    slays in the baselines. Why 40 games a cell is enough: a change of the rules, a policy or
+    the random streams that changes a share p of the games escapes all 600 replayed games with
+    probability (1 - p)^600: 0.2% at p = 1%; a change that moves fewer games than that moves
+    no figure of the quote (1,000 games a cell, one decimal of a point) by much. It costs 1/25
+    of a full replay (200 games at ismcts(budget=32) instead of 5,000)."""
+    stored = _stored_slay_games()
+    assert _nb_constant("SKILL_N")[1] == len(stored["greedy_vp"]["base_winner"])
+    for level in SKILL_LEVELS:
+        fresh = _slay_outcomes(level, K_REPLAY)
+        for key, got in fresh.items():
+            want = stored[level][key][..., :K_REPLAY] if key == "denied_winner" else \
+                stored[level][key][:K_REPLAY]
+            assert (got == want).all(), (level, key)
+
+
 def test_slay_by_skill_headline():
-    """Section 8 at the notebook's full n (plain runs, not the study: 15,000 games, most of
-    them at ismcts(budget=32); a few minutes)."""
+    """Section 8 at the notebook's full n (15,000 games, most of them at ismcts(budget=32)),
+    from the stored games (checked against the code by the replay test above): the quote must
+    come out equal up to its printed rounding."""
     n = _nb_constant("SKILL_N")[1]
+    stored = _stored_slay_games()
     words = {"greedy_vp": "scripted (`greedy_vp`)", "ismcts(budget=8)": "mid (`ismcts(budget=8)`)",
              "ismcts(budget=32)": "top (`ismcts(budget=32)`)"}
     phrases, per_game = [], {}
     for level in SKILL_LEVELS:
-        base, denied = _slay_games(level, n)
-        kept, lost = _worth_games(base, denied)
+        g = stored[level]
+        assert len(g["base_winner"]) == n and g["denied_winner"].shape == (PLAYERS, n)
+        kept, lost = _worth_games(g["base_winner"], g["denied_winner"])
         per_game[level] = kept - lost
         d = paired_diff(kept, lost)
-        slays = base[[f"slays_{s}" for s in range(PLAYERS)]].mean().mean()
+        slays = g["base_slays"].mean()
         phrases.append(f"{_s(d['diff'], 1)} points [{_s(d['ci'][0], 1)}, {_s(d['ci'][1], 1)}] "
                        f"at {words[level]}, where each player slays {slays:.2f} times")
     top = paired_diff(per_game["ismcts(budget=32)"], per_game["greedy_vp"])
     phrases.append(f"(top minus scripted {_s(top['diff'], 1)} points [{_s(top['ci'][0], 1)}, "
                    f"{_s(top['ci'][1], 1)}])")
     _assert_quoted(phrases)
+
+
+if __name__ == "__main__":                # python -m tests.test_tevragnarok_notebook slay|sensitivity
+    import sys
+    import tempfile
+
+    if sys.argv[1:] == ["slay"]:
+        write_slay_games()
+    elif sys.argv[1:] == ["sensitivity"]:
+        write_sensitivity_points(tempfile.mkdtemp())
+    else:
+        sys.exit("usage: python -m tests.test_tevragnarok_notebook slay|sensitivity")

@@ -673,7 +673,12 @@ def _indices(report: dict, problem: dict, X, Y, h: str, noise: dict) -> list[dic
 def report_tables(data) -> dict:
     """The indices per headline and input (S1, ST with their 95% intervals; or Morris' mu*,
     its interval, sigma and noise floor) and the Monte Carlo noise per headline."""
-    a = analyze(data)
+    return tables_of(analyze(data))
+
+
+def tables_of(a: dict) -> dict:
+    """:func:`report_tables` of an analysis (:func:`analyze`, or :func:`_analyze` of stored
+    point values)."""
     idx = a["indices"].copy()
     if "S1" in idx:
         for k in ("S1", "ST"):
