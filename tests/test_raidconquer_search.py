@@ -66,7 +66,7 @@ def test_forward_model_replays_the_kernel_game(options):
                 for p in range(kernel.N_PILES):
                     m = st.pn[seat, p]
                     np.testing.assert_array_equal(sim.pp[seat, p, :m], st.pp[seat, p, :m])
-            o = forward.default_option(rules, st, params[1], pol)
+            o = forward.default_option(rules, st, params[1], bscore[1], fb[1], pol)
             status = forward.apply(rules, flagged, params, bscore, fb, st, o, dice, pol)
         trunc = st.clock[Clock.END] == forward.END_TRUNCATED
         assert bool(out["truncated"][g]) == trunc and st.clock[Clock.ROUNDS] == out["rounds"][g]
@@ -82,10 +82,11 @@ def test_legal_options_are_every_plan():
     actor (codes 3 + seat), the order untried options are expanded in (never by seat
     number)."""
     s = _setup(["flatmc"] * 4)
+    rules = forward.rules_of(s.compiled)
     st, out = forward.new_state(s, 4), np.zeros(forward.N_OPTIONS, np.int64)
     for actor, attacks in ((2, [6, 3, 4]), (0, [4, 5, 6])):
         st.clock[Clock.ACTOR] = actor
-        assert list(out[:forward.legal_options(st, out)]) == [0, 1, 2] + attacks
+        assert list(out[:forward.legal_options(rules, st, out)]) == [0, 1, 2] + attacks
     game = reference.Game(s, 0, _gen(0, rng.STREAM_DICE), _gen(0))
     assert reference_search.options(game, 2) == [0, 1, 2, 6, 3, 4]
 
@@ -217,7 +218,7 @@ def _flat_scores(s, st, seed, rollouts=6):
     """flatmc's win counts per option at ``st`` (the compiled player's own ``_flatmc``)."""
     real, roll, _ = search.seat_tuples(s)
     sim, opts = search.scratch(s)[0], np.zeros(forward.N_OPTIONS, np.int64)
-    n = forward.legal_options(st, opts)
+    n = forward.legal_options(forward.rules_of(s.compiled), st, opts)
     scores = np.zeros(forward.N_OPTIONS)
     search._flatmc(forward.rules_of(s.compiled), roll, st, sim, opts, n, rollouts, scores,
                    _gen(seed))
