@@ -308,10 +308,11 @@ def test_a_winning_purchase_is_found(policy, actor):
 @pytest.mark.parametrize("policy", ["flatmc(rollouts=2, buys=1)", "ismcts(budget=10, buys=1)"])
 def test_equal_purchases_are_drawn_without_bias(policy):
     """Three players; seat 0's purchase (the first Main turn) in the last round (6 of 6) with
-    3 Coins played and no Raid card anywhere: whatever it buys (or stop), the game is truncated after this round
-    (bought cards score nothing, §10.1), so all 7 options of ``BUYS3`` score 0 and the choice
-    is drawn on the policy stream (flatmc: one tie draw; ismcts, budget 10: 3 extra visits
-    drawn among the least visited, then the most visited drawn). Over 280 seeds each option
+    3 Coins played and no Raid card anywhere: whatever it buys (or stop), the game is
+    truncated after this round (bought cards score nothing, §10.1), so all 7 options of
+    ``BUYS3`` score 0 and the choice is drawn on the policy stream (flatmc: one tie draw;
+    ismcts, budget 10: 3 extra visits drawn among the least visited, then the most visited
+    drawn). Over 280 seeds each option
     is chosen about 40 times: chi-square test of uniformity at 0.001 (a fair draw fails it
     once in 1,000 runs; always the first or the last option fails at once). The reference
     twin agrees on the first 8 seeds."""
@@ -407,7 +408,7 @@ def test_bench_has_a_line_per_search_player():
     from vikingsim import bench
 
     rows = bench.bench_search(["raidconquer"], seconds=0.02, repeats=1)
-    assert [r["policy"] for r in rows] == ["flatmc", "ismcts"]
+    assert [r["policy"] for r in rows] == ["flatmc", "ismcts", "flatmc(buys=1)", "ismcts(buys=1)"]
     for r in rows:
         assert r["decisions_per_s"] > 0 and r["rollouts_per_s"] > r["decisions_per_s"]
         assert np.isfinite(r["overhead"]) and r["rollout_s"] > 0

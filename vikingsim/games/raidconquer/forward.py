@@ -5,7 +5,8 @@ player can look ahead.
 
 The state is a :class:`State`: the whole-game kernel's own arrays (kernel.py docstring) plus a
 ``clock`` saying where play stands. Play runs with the kernel's own code (``kernel._setup``,
-``_draw_phase``, ``_plan``, ``_main_play``, ``_buy_step`` pieces, ``_main_turn``, ``_action_phase``, ``_game_over``,
+``_draw_phase``, ``_plan``, ``_main_turn`` or its pieces ``_main_play``, ``_buy_open``,
+``_pick_buy``, ``_buy_one``, ``_main_close``, then ``_action_phase``, ``_game_over``,
 ``_cleanup``) and stops only at a search seat's Secret Plan (§6.2, §15.1) and, for a seat that
 searches its buys too (``clock[BUYERS]``, §15.6), at each of its purchases; ``apply`` records
 the option and plays on to the next such decision or the end. A scripted seat never stops

@@ -1252,7 +1252,8 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
                      shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice,
                      pol):
     """The rest of a round after the Secret Plan (§5): Main (§7), (Spring) Action (§8). The
-    forward model (``forward.py``) resumes a round here after a search seat's Secret Plan."""
+    forward model (``forward.advance``) plays the same calls turn by turn, so that it can stop
+    inside a Main turn (§15.6)."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)

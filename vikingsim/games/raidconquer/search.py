@@ -3,9 +3,9 @@
 
 Games with a search seat are played here: ``forward.advance`` plays the kernel's own rounds
 and stops at a search seat's Secret Plan (and, with ``buys=1``, at each of its purchases,
-§15.6); ``_decide`` picks the option and ``forward.apply`` carries it out. The real game's shuffles stay on the dice stream; every determinization and
-every rollout draws on the policy stream (the game's own, so the same seed gives the same
-games for any thread count).
+§15.6); ``_decide`` picks the option and ``forward.apply`` carries it out. The real game's
+shuffles stay on the dice stream; every determinization and every rollout draws on the
+policy stream (the game's own, so the same seed gives the same games for any thread count).
 
 ``seats`` tuples are (kinds, params, bscore, fb) (``forward`` docstring): ``real`` the game's
 seats, ``roll`` every seat on ``hints`` with nothing forbidden (the rollouts' default
@@ -251,8 +251,9 @@ def decide(s, st, pol_rng) -> int:
 
 
 # ---- vikingsim bench: decisions/s, rollouts/s, the search's own overhead ---------------------
-#: The search players ``vikingsim bench`` times (one search seat among ``hints`` seats).
-BENCH_POLICIES = ("flatmc", "ismcts")
+#: The search players ``vikingsim bench`` times (one search seat among ``hints`` seats), with
+#: and without searched buys (§15.6).
+BENCH_POLICIES = ("flatmc", "ismcts", "flatmc(buys=1)", "ismcts(buys=1)")
 
 
 @jit(nrt=False)
