@@ -15,7 +15,7 @@ from vikingsim.games.raidconquer import (GAME, forward, kernel, reference, refer
 from vikingsim.games.raidconquer.forward import Clock, END_DECIDE
 from vikingsim.games.raidconquer.policies import PolicyKind
 
-COIN, LONGBOAT, BERSERKER, LINDISFARNE = 0, 1, 7, 25     # catalog ids (cards.toml)
+COIN, LONGBOAT, WARRIORS, BERSERKER, LINDISFARNE = 0, 1, 2, 7, 25     # catalog ids (cards.toml)
 EMPTY = -1
 
 
@@ -273,11 +273,16 @@ def _both_buys(s, actor, seed, **position):
 
 def test_legal_purchases_are_the_affordable_candidates_then_stop():
     """§7.4, §15.6: with 3 Silver, the Viking Row slots that cost at most 3 (left to right),
-    Warriors, Hacksilver and Longboat, then stop; kernel and reference alike. With no Silver
+    Warriors, Hacksilver and Longboat, then stop; kernel and reference alike; the same with 2
+    Silver and a Warriors in play, which may sacrifice itself for +1 (§7.5). With no Silver
     nothing is affordable (Warriors cost 1): stop is the only option."""
     s = _setup(["hints", "flatmc(buys=1)", "hints"], max_rounds=6)
     rules, out = forward.rules_of(s.compiled), np.zeros(forward.N_OPTIONS, np.int64)
     st, game = _buy_position(s, 1, rnd=5, play=[COIN] * 3, raids={}, raid_row=[LINDISFARNE])
+    assert list(out[:forward.legal_options(rules, st, out)]) == BUYS3
+    assert reference_search.buy_options(game, game.players[1]) == BUYS3
+    st, game = _buy_position(s, 1, rnd=5, play=[COIN, COIN, WARRIORS], raids={},
+                             raid_row=[LINDISFARNE])
     assert list(out[:forward.legal_options(rules, st, out)]) == BUYS3
     assert reference_search.buy_options(game, game.players[1]) == BUYS3
     st, game = _buy_position(s, 1, rnd=5, play=[BERSERKER], raids={}, raid_row=[LINDISFARNE])

@@ -56,7 +56,7 @@ class FlatMC:
 class ISMCTS:
     """Information-set MCTS (single observer, open loop): ``budget`` iterations per Secret
     Plan, each on a fresh determinization (§15.3). The tree holds the searching seat's own
-    Secret Plans (children keyed by the option); the other seats, the shuffles and the
+    Secret Plans, and with ``buys=1`` its purchases (§15.6) (children keyed by the option); the other seats, the shuffles and the
     searcher's other choices are the environment, played by ``hints``. Selection: UCB1 with
     availability counts, ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the
     policy stream, an untried option first (in the order of §15.1); one node expanded per
