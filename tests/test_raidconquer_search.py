@@ -352,6 +352,22 @@ def _permute(st, rng, seat, pile, lo=0):
     st.pp[seat, pile, lo:m] = rng.permutation(st.pp[seat, pile, lo:m])
 
 
+def _resplit(st, rng, seat):
+    """Seat's 5-card hand and 10-card deck: the same 15 cards, split otherwise."""
+    cards = rng.permutation(np.concatenate([st.pp[seat, kernel.HAND, :5],
+                                            st.pp[seat, kernel.DECK, :10]]))
+    st.pp[seat, kernel.HAND, :5], st.pp[seat, kernel.DECK, :10] = cards[:5], cards[5:]
+
+
+def _permute_shared(st, rng):
+    """The Viking deck, the Raid deck and the Treasure pile under its top card, reordered."""
+    for pile in (forward.VDECK, forward.RDECK):
+        m = st.shn[pile]
+        st.sh[pile, :m] = rng.permutation(st.sh[pile, :m])
+    m = st.shn[forward.TREAS]
+    st.sh[forward.TREAS, :m - 1] = rng.permutation(st.sh[forward.TREAS, :m - 1])
+
+
 def test_the_search_does_not_read_what_its_seat_cannot_see():
     """Positions that differ only in what the actor (seat 0) cannot see give the same
     rollout scores, option by option, on the same seed: seat 1's and seat 2's cards dealt
@@ -375,15 +391,9 @@ def test_the_search_does_not_read_what_its_seat_cannot_see():
         forward.copy(base, st)
         r = np.random.default_rng(variant)
         for seat in (1, 2):                     # the same 15 cards, split otherwise
-            cards = r.permutation(np.concatenate([st.pp[seat, kernel.HAND, :5],
-                                                  st.pp[seat, kernel.DECK, :10]]))
-            st.pp[seat, kernel.HAND, :5], st.pp[seat, kernel.DECK, :10] = cards[:5], cards[5:]
+            _resplit(st, r, seat)
         _permute(st, r, 0, kernel.DECK)
-        for pile in (forward.VDECK, forward.RDECK):
-            m = st.shn[pile]
-            st.sh[pile, :m] = r.permutation(st.sh[pile, :m])
-        m = st.shn[forward.TREAS]
-        st.sh[forward.TREAS, :m - 1] = r.permutation(st.sh[forward.TREAS, :m - 1])
+        _permute_shared(st, r)
         np.testing.assert_array_equal(_flat_scores(s, st, 3), want, err_msg=str(variant))
     base.pp[0, kernel.HAND, 1:5] = COIN                 # what it sees: another hand
     assert not np.array_equal(_flat_scores(s, base, 3), want)
@@ -445,20 +455,14 @@ def test_a_purchase_does_not_read_what_its_seat_cannot_see():
         st, _ = _buy_position(s, 1, **pos)
         forward.copy(base, st)
         r = np.random.default_rng(variant)
-        cards = r.permutation(np.concatenate([st.pp[2, kernel.HAND, :5],
-                                              st.pp[2, kernel.DECK, :10]]))
-        st.pp[2, kernel.HAND, :5], st.pp[2, kernel.DECK, :10] = cards[:5], cards[5:]
+        _resplit(st, r, 2)
         for seat in (0, 1):
             _permute(st, r, seat, kernel.DECK)
         for seat, other in ((0, 2), (2, 0)):
             st.ps[seat, kernel.PS_ACTION] = r.integers(4)
             st.ps[seat, kernel.PS_TARGET] = other if st.ps[seat, kernel.PS_ACTION] == \
                 kernel.ATTACK else -1
-        for pile in (forward.VDECK, forward.RDECK):
-            m = st.shn[pile]
-            st.sh[pile, :m] = r.permutation(st.sh[pile, :m])
-        m = st.shn[forward.TREAS]
-        st.sh[forward.TREAS, :m - 1] = r.permutation(st.sh[forward.TREAS, :m - 1])
+        _permute_shared(st, r)
         np.testing.assert_array_equal(_flat_scores(s, st, 3), want, err_msg=str(variant))
     base.pp[0, kernel.PLAY, :base.pn[0, kernel.PLAY]] = BERSERKER     # what it sees
     assert not np.array_equal(_flat_scores(s, base, 3), want)
