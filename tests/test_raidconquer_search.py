@@ -42,8 +42,8 @@ def test_forward_model_replays_the_kernel_game(options, buys):
     purchase, §15.6) is the default policy's (``default_option``, hints) plays the kernel's
     games bit for bit, a ``random`` seat (policy stream) among them: suspending at a decision
     and ``apply`` change nothing, and ``copy`` copies every field. Fails if apply resumed the
-    round at the wrong turn or mid-buy with a wrong tally, re-drew, or mis-stepped the
-    clock."""
+    round at the wrong turn or mid-buy with a wrong tally (the Silver totals are compared
+    too), re-drew, or mis-stepped the clock."""
     pols = ["hints", "hints", "random", "raider"]
     plain = _setup(pols, **options)
     rules = forward.rules_of(plain.compiled)
@@ -79,6 +79,8 @@ def test_forward_model_replays_the_kernel_game(options, buys):
         for seat in range(4):
             tot, _ = kernel._score(rules[0], rules[1], st.pp, st.pn, st.fl, seat)
             assert tot == out["legend"][g, seat], (g, seat)
+            assert st.ps[seat, kernel.PS_SILVER_AVAIL] == out["silver_avail"][g, seat]
+            assert st.ps[seat, kernel.PS_SILVER_SPENT] == out["silver_spent"][g, seat]
     assert stops - buy_stops >= 5 * n                    # the plans were really suspended
     assert (buy_stops >= 5 * n) if buys else buy_stops == 0  # and the purchases
 
