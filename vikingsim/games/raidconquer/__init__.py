@@ -51,7 +51,7 @@ class Setup:
     policies: tuple
     ids: tuple                 # card id (lower_snake_case name) of each design
     forbid: np.ndarray         # bool[n_seats, K]: the seat's policy forbids card k
-    search: np.ndarray = None  # float[n_seats, 2]: search players' budget and c (§15), else 0
+    search: np.ndarray = None  # float[n_seats, 3]: search players' budget, c, buys (§15)
 
 
 def setup(options: dict, policies: list[str], players: int) -> Setup:

@@ -646,49 +646,63 @@ def _spare_silver(alt, alt_n, pp, pn, fl, s):
 
 
 @jit(inline="always", nrt=False)
+def _buy_open(ri, card, alt, alt_n, pp, pn, fl, ps, s):
+    """The tally a buy step starts with (§7.4): (Silver available, spent, cards bought,
+    Longboats owned, Silver the unused Warriors could still add)."""
+    return (_silver_now(card, pp, pn, fl, ps, s), 0, 0, _owned_longboats(ri, pp, pn, fl, s),
+            _spare_silver(alt, alt_n, pp, pn, fl, s))
+
+
+@jit(inline="always", nrt=False)
+def _buy_one(ri, card, alt, alt_n, rows, supply, sh, shn, pp, pn, fl, s, ec, rnd, c, avail,
+             spent, bought, owned, extra):
+    """§7.4: buy candidate c, paying with played Silver (and Warriors sacrificed for +1 Silver
+    when that completes the buy); a Viking Row gap refilled at once; counted in ``ec``
+    (copies, round of the first buy; §14.6). Returns the tally after it (``_buy_open``)."""
+    slot, k = _candidate(ri, rows, supply, c)
+    cost = card[Col.COST, k]
+    for j in range(pn[s, PLAY]):                           # Warriors: sacrifice for Silver
+        if cost <= avail - spent:
+            break
+        if fl[s, j] == NORMAL:
+            w = pp[s, PLAY, j]
+            for q in range(alt.shape[1]):
+                if alt[w, q] == Ability.SACRIFICE_SELF_SILVER and cost > avail - spent:
+                    fl[s, j] = SACRIFICED
+                    avail += alt_n[w, q]
+                    extra -= alt_n[w, q]
+    if ri[RuleSlot.COUNT_ELEMENTS]:
+        ec[EC_BOUGHT, s, k] += 1
+        if ec[EC_FIRST, s, k] == 0:
+            ec[EC_FIRST, s, k] = rnd
+    if k == ri[RuleSlot.LONGBOAT]:
+        owned += 1
+    _push(pp, pn, s, DISC, k)
+    if slot >= 0:
+        if shn[VDECK] > 0:
+            shn[VDECK] -= 1
+            rows[VROW, slot] = sh[VDECK, shn[VDECK]]
+        else:
+            rows[VROW, slot] = EMPTY
+    else:
+        supply[k] -= 1
+    return avail, spent + cost, bought + 1, owned, extra
+
+
+@jit(inline="always", nrt=False)
 def _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
               ps, s, ec, rnd, pol):
-    """§7.4: buy while the policy wants, paying with played Silver (and Warriors sacrificed
-    for +1 Silver when that completes a buy); Viking Row gaps refilled at once. Each buy is
-    counted in ``ec`` (copies, round of the first buy; §14.6)."""
-    avail = _silver_now(card, pp, pn, fl, ps, s)
-    spent, bought = 0, 0
-    owned = _owned_longboats(ri, pp, pn, fl, s)
-    extra = _spare_silver(alt, alt_n, pp, pn, fl, s)
+    """§7.4: buy while the policy wants (``_pick_buy``, ``_buy_one``); the Silver available
+    and spent are added to the seat's totals."""
+    avail, spent, bought, owned, extra = _buy_open(ri, card, alt, alt_n, pp, pn, fl, ps, s)
     while True:
         c = _pick_buy(ri, card, bscore, kind, par, fb, rows, supply, owned, avail - spent,
                       extra, bought, pol)
         if c < 0:
             break
-        slot, k = _candidate(ri, rows, supply, c)
-        cost = card[Col.COST, k]
-        for j in range(pn[s, PLAY]):                       # Warriors: sacrifice for Silver
-            if cost <= avail - spent:
-                break
-            if fl[s, j] == NORMAL:
-                w = pp[s, PLAY, j]
-                for q in range(alt.shape[1]):
-                    if alt[w, q] == Ability.SACRIFICE_SELF_SILVER and cost > avail - spent:
-                        fl[s, j] = SACRIFICED
-                        avail += alt_n[w, q]
-                        extra -= alt_n[w, q]
-        spent += cost
-        bought += 1
-        if ri[RuleSlot.COUNT_ELEMENTS]:
-            ec[EC_BOUGHT, s, k] += 1
-            if ec[EC_FIRST, s, k] == 0:
-                ec[EC_FIRST, s, k] = rnd
-        if k == ri[RuleSlot.LONGBOAT]:
-            owned += 1
-        _push(pp, pn, s, DISC, k)
-        if slot >= 0:
-            if shn[VDECK] > 0:
-                shn[VDECK] -= 1
-                rows[VROW, slot] = sh[VDECK, shn[VDECK]]
-            else:
-                rows[VROW, slot] = EMPTY
-        else:
-            supply[k] -= 1
+        avail, spent, bought, owned, extra = _buy_one(ri, card, alt, alt_n, rows, supply, sh,
+                                                      shn, pp, pn, fl, s, ec, rnd, c, avail,
+                                                      spent, bought, owned, extra)
     ps[s, PS_SILVER_AVAIL] += avail
     ps[s, PS_SILVER_SPENT] += spent
 
@@ -722,11 +736,9 @@ def _keep_back(ri, card, par, pp, pn, fl, s, spring):
 
 
 @jit(nrt=False)
-def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
-               ps, s, spring, ec, rnd, dice, pol):
-    """§7: play the hand (§7.2: the whole hand, unless ``_keep_back`` keeps cards in hand, in
-    hand order), use abilities card by card, buy, count every card that entered play this
-    turn (§14.6), then move buried cards to the Bury pile (§7.6)."""
+def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring, dice):
+    """§7.2-§7.3: play the hand (the whole hand, unless ``_keep_back`` keeps cards in hand, in
+    hand order) and use abilities card by card: a Main turn up to its buy step."""
     _keep_back(ri, card, par, pp, pn, fl, s, spring)
     m, q = 0, 0
     for h in range(pn[s, HAND]):                           # m, q <= h: in place
@@ -750,8 +762,12 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, sh
                 _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j],
                          dice)
         i += 1
-    _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl, ps,
-              s, ec, rnd, pol)
+
+
+@jit(nrt=False)
+def _main_close(ri, pp, pn, fl, s, ec):
+    """A Main turn after its buy step: count every card that entered play this turn (§14.6),
+    then move buried cards to the Bury pile (§7.6)."""
     if ri[RuleSlot.COUNT_ELEMENTS]:
         for j in range(pn[s, PLAY]):
             ec[EC_PLAYED, s, pp[s, PLAY, j]] += 1
@@ -764,6 +780,18 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, sh
             fl[s, m] = fl[s, j]
             m += 1
     pn[s, PLAY] = m
+
+
+@jit(nrt=False)
+def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl,
+               ps, s, spring, ec, rnd, dice, pol):
+    """§7: play and use abilities (``_main_play``), buy (``_buy_step``), close the turn
+    (``_main_close``). The forward model runs these pieces apart for a seat that searches
+    its buys (§15.6)."""
+    _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring, dice)
+    _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn, pp, pn, fl, ps,
+              s, ec, rnd, pol)
+    _main_close(ri, pp, pn, fl, s, ec)
 
 
 # ---------------------------------------------------------------- Defend (§8.1)
@@ -1224,7 +1252,8 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
                      shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice,
                      pol):
     """The rest of a round after the Secret Plan (§5): Main (§7), (Spring) Action (§8). The
-    forward model (``forward.py``) resumes a round here after a search seat's Secret Plan."""
+    forward model (``forward.advance``) plays the same calls turn by turn, so that it can stop
+    inside a Main turn (§15.6)."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)

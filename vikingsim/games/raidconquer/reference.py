@@ -437,32 +437,52 @@ class Game:
                 best, key = (j, k), (s, self.c.cost[k])
         return best
 
-    def buy_step(self, pl):
-        avail, spent, bought = self.silver_now(pl), 0, 0
-        while True:
-            spare = self.spare_warriors(pl)
-            choice = self.pick_buy(pl, avail - spent, sum(n for _, n in spare), bought)
+    def buy_step(self, pl, i, resume=False):
+        """§7.4: buy while the policy wants (``choose_buy``), one card at a time (``buy``);
+        ``pl.tally`` = [Silver available, spent, cards bought, "stop" chosen]. ``resume`` goes
+        on from the tally (a search rollout from a purchase, §15.6); i = the turn index."""
+        if not resume:
+            pl.tally = [self.silver_now(pl), 0, 0, False]
+        while not pl.tally[3]:
+            choice = self.choose_buy(pl, i)
             if choice is None:
                 break
-            j, k = choice
-            for w, n in spare:                                     # Warriors: +1 Silver each
-                if self.c.cost[k] <= avail - spent:
-                    break
-                pl.play[w][1] = SACRIFICED
-                avail += n
-            spent += self.c.cost[k]
-            bought += 1
-            if self.ri[RuleSlot.COUNT_ELEMENTS]:                  # §14.6
-                pl.bought[k] += 1
-                pl.first_buy[k] = pl.first_buy[k] or self.round
-            pl.discard.append(k)                                   # §7.4: to the discard pile
-            if j >= 0:
-                self.vrow[j] = self.vdeck.pop() if self.vdeck else EMPTY
-            else:
-                self.supply[k] -= 1
-            self.say(f"    buys {self.name(k)} for {self.c.cost[k]}")
-        pl.silver_avail += avail
-        pl.silver_spent += spent
+            self.buy(pl, *choice)
+        pl.silver_avail += pl.tally[0]
+        pl.silver_spent += pl.tally[1]
+
+    def choose_buy(self, pl, i):
+        """(slot, card) to buy or None: a seat that searches its buys asks the search (§15.6,
+        ``reference_search.choose_buy``), the others ``pick_buy``."""
+        if pl.kind >= PolicyKind.FLATMC and self.search is not None and self.search[pl.seat, 2]:
+            from vikingsim.games.raidconquer import reference_search
+
+            return reference_search.choose_buy(self, pl, i)
+        avail, spent, bought, _ = pl.tally
+        return self.pick_buy(pl, avail - spent, sum(n for _, n in self.spare_warriors(pl)),
+                             bought)
+
+    def buy(self, pl, j, k):
+        """Buy card k (Viking Row slot j, or -1: the supply), paying with played Silver and
+        Warriors sacrificed for +1 Silver each while the Silver left falls short (§7.4-§7.5);
+        the gap refilled at once."""
+        t = pl.tally
+        for w, n in self.spare_warriors(pl):                       # Warriors: +1 Silver each
+            if self.c.cost[k] <= t[0] - t[1]:
+                break
+            pl.play[w][1] = SACRIFICED
+            t[0] += n
+        t[1] += self.c.cost[k]
+        t[2] += 1
+        if self.ri[RuleSlot.COUNT_ELEMENTS]:                      # §14.6
+            pl.bought[k] += 1
+            pl.first_buy[k] = pl.first_buy[k] or self.round
+        pl.discard.append(k)                                       # §7.4: to the discard pile
+        if j >= 0:
+            self.vrow[j] = self.vdeck.pop() if self.vdeck else EMPTY
+        else:
+            self.supply[k] -= 1
+        self.say(f"    buys {self.name(k)} for {self.c.cost[k]}")
 
     def keep_back(self, pl, spring):
         """Policy (§7.2, §13.8, ``keep_in_winter``): the hand positions kept back. Only with
@@ -476,10 +496,26 @@ class Game:
         wasted.sort(key=lambda h: (-c.power[hand[h]], -c.infl[hand[h]], h))
         return set(wasted[:int(pl.p[Param.KEEP_IN_WINTER])])
 
-    def main_turn(self, pl, spring):
+    def main_turn(self, pl, spring, i=None, resume=False):
         """§7: play the hand (§7.2: all of it, unless ``keep_back`` keeps cards, which stay in
         hand, out of play), use abilities card by card, buy, and move buried cards to the Bury
-        pile at the end of the turn."""
+        pile at the end of the turn (i = the turn index; ``resume``: from the buy step,
+        ``buy_step``)."""
+        if not resume:
+            self.play_cards(pl, spring)
+        self.buy_step(pl, i, resume)
+        for k, _ in pl.play:                           # §14.6: every card put into play
+            pl.played[k] += self.ri[RuleSlot.COUNT_ELEMENTS]
+        keep = []
+        for k, f in pl.play:                                       # §7.6
+            if f == BURIED:
+                pl.bury.append(k)
+            else:
+                keep.append([k, f])
+        pl.play = keep
+
+    def play_cards(self, pl, spring):
+        """§7.2-§7.3: the Main turn up to its buy step."""
         kept = self.keep_back(pl, spring)
         pl.play = [[k, NORMAL] for h, k in enumerate(pl.hand) if h not in kept]
         pl.hand = [k for h, k in enumerate(pl.hand) if h in kept]
@@ -494,16 +530,6 @@ class Game:
                     a, n = self.c.alts[pl.play[i][0]][j]
                     self.use_alt(pl, i, a, n)
             i += 1
-        self.buy_step(pl)
-        for k, _ in pl.play:                           # §14.6: every card put into play
-            pl.played[k] += self.ri[RuleSlot.COUNT_ELEMENTS]
-        keep = []
-        for k, f in pl.play:                                       # §7.6
-            if f == BURIED:
-                pl.bury.append(k)
-            else:
-                keep.append([k, f])
-        pl.play = keep
 
     # ------------------------------------------------------------------ Action phase (§8)
     def defend(self, pl):
@@ -794,24 +820,26 @@ class Game:
         self.raid_party(rnd)
         self.lone_raid()
 
-    def play_round(self, rnd, plan_from=None):
+    def play_round(self, rnd, plan_from=None, main_from=None):
         """One round (§5): Draw (§6.1, §13.11), in Spring the Secret Plan (§6.2), Main (§7),
         in Spring the Action phase (§8). ``plan_from`` = i resumes the round at the Secret
-        Plan of turn index i (its Draw and earlier plans done: a search rollout, §15)."""
+        Plan of turn index i (its Draw and earlier plans done: a search rollout, §15);
+        ``main_from`` = i in the buy step of the Main turn of turn index i (§15.6)."""
         R = RuleSlot
         self.round = rnd
         spring = rnd > self.ri[R.WINTER_ROUNDS]
-        if plan_from is None:
+        if plan_from is None and main_from is None:
             self.say(f"-- round {rnd} ({'Spring' if spring else 'Winter'}), first seat "
                      f"{self.first}, Raid Row {[self.name(k) for k in self.raid_row]}")
             if rnd > 1 or not self.ri[R.SETUP_HAND_IS_ROUND1]:      # §6.1, §13.11
                 self.draw_phase(rnd)
-        if spring:                                                  # §6.2
+        if spring and main_from is None:                            # §6.2
             for i, pl in enumerate(self.order()):
                 if i >= (plan_from or 0):
                     pl.action, pl.target = self.choose_plan(pl, i)
-        for pl in self.order():
-            self.main_turn(pl, spring)
+        for i, pl in enumerate(self.order()):
+            if i >= (main_from or 0):
+                self.main_turn(pl, spring, i, resume=i == main_from)
         if spring:
             self.say("  actions " + ", ".join(
                 f"seat {pl.seat}: {ACTION_NAMES[pl.action]}"
@@ -820,22 +848,21 @@ class Game:
             self.action_phase(rnd)
 
     def choose_plan(self, pl, i):
-        """The Secret Plan of ``pl`` (turn index i): a search seat asks ``self.searcher``
-        (default: ``reference_search.choose``, §15), the others ``plan``."""
+        """The Secret Plan of ``pl`` (turn index i): a search seat asks the search
+        (``reference_search.choose``, §15), the others ``plan``."""
         if pl.kind < PolicyKind.FLATMC:
             return self.plan(pl)
-        if self.searcher is None:
-            from vikingsim.games.raidconquer import reference_search
+        from vikingsim.games.raidconquer import reference_search
 
-            return reference_search.choose(self, pl, i)
-        return self.searcher(self, pl, i)
+        return reference_search.choose(self, pl, i)
 
-    def play(self, start=1, plan_from=None):
-        """Returns (truncated, rounds); ``start``/``plan_from`` resume a game mid-round
-        (``play_round``)."""
+    def play(self, start=1, plan_from=None, main_from=None):
+        """Returns (truncated, rounds); ``start``/``plan_from``/``main_from`` resume a game
+        mid-round (``play_round``)."""
         R = RuleSlot
         for rnd in range(start, self.ri[R.MAX_ROUNDS] + 1):
-            self.play_round(rnd, plan_from if rnd == start else None)
+            first = rnd == start
+            self.play_round(rnd, plan_from if first else None, main_from if first else None)
             if self.game_over():                                    # §9.1: checked first
                 return False, rnd
             self.cleanup()

@@ -2,10 +2,10 @@
 ``search_params.py``, plain-Python twins in ``reference_search.py``).
 
 Games with a search seat are played here: ``forward.advance`` plays the kernel's own rounds
-and stops at a search seat's Secret Plan; ``_decide`` picks the option and ``forward.apply``
-carries it out. The real game's shuffles stay on the dice stream; every determinization and
-every rollout draws on the policy stream (the game's own, so the same seed gives the same
-games for any thread count).
+and stops at a search seat's Secret Plan (and, with ``buys=1``, at each of its purchases,
+§15.6); ``_decide`` picks the option and ``forward.apply`` carries it out. The real game's
+shuffles stay on the dice stream; every determinization and every rollout draws on the
+policy stream (the game's own, so the same seed gives the same games for any thread count).
 
 ``seats`` tuples are (kinds, params, bscore, fb) (``forward`` docstring): ``real`` the game's
 seats, ``roll`` every seat on ``hints`` with nothing forbidden (the rollouts' default
@@ -102,10 +102,11 @@ def _iterate(rules, tree_seats, roll, root, sim, opts, c, tree, path, n_nodes, u
     node, depth, status = 0, 0, END_DECIDE
     while status == END_DECIDE:
         if node < 0:                                       # below the tree: default policy
-            o = forward.default_option(rules, sim, roll[1][seat], pol)
+            o = forward.default_option(rules, sim, roll[1][seat], roll[2][seat], roll[3][seat],
+                                      pol)
             status = _apply(rules, roll, sim, o, pol, pol)
             continue
-        n = forward.legal_options(sim, opts)
+        n = forward.legal_options(rules, sim, opts)
         before = n_nodes
         o, node, n_nodes = _select(node, opts, n, c, tree, n_nodes, ucb, pol)
         depth += 1
@@ -142,10 +143,11 @@ def _ismcts(rules, tree_seats, roll, root, sim, opts, root_opts, n, budget, c, s
 @jit(nrt=False)
 def _decide(rules, real, roll, tree_kinds, search, st, sim, opts, root_opts, scores, tree, path,
             counts, pol):
-    """The Secret Plan of ``st``'s actor by its search policy (``search[seat]``: budget, c);
+    """The decision (Secret Plan or purchase) of ``st``'s actor by its search policy
+    (``search[seat]``: budget, c, buys);
     ``counts`` += (decisions, rollouts)."""
     seat = st.clock[Clock.ACTOR]
-    n = forward.legal_options(st, opts)
+    n = forward.legal_options(rules, st, opts)
     counts[0] += 1
     budget = int(search[seat, 0])
     if real[0][seat] == PolicyKind.FLATMC:
@@ -249,15 +251,16 @@ def decide(s, st, pol_rng) -> int:
 
 
 # ---- vikingsim bench: decisions/s, rollouts/s, the search's own overhead ---------------------
-#: The search players ``vikingsim bench`` times (one search seat among ``hints`` seats).
-BENCH_POLICIES = ("flatmc", "ismcts")
+#: The search players ``vikingsim bench`` times (one search seat among ``hints`` seats), with
+#: and without searched buys (§15.6).
+BENCH_POLICIES = ("flatmc", "ismcts", "flatmc(buys=1)", "ismcts(buys=1)")
 
 
 @jit(nrt=False)
 def _rollouts_from(rules, roll, root, sim, opts, count, pol):
     """``count`` rollouts from ``root`` (a decision), cycling over its options: rollout time
     alone."""
-    n = forward.legal_options(root, opts)
+    n = forward.legal_options(rules, root, opts)
     w = 0.0
     for r in range(count):
         w += _rollout(rules, roll, root, sim, opts[r % n], pol)

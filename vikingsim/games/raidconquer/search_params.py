@@ -3,9 +3,10 @@ scripted ones (``policies.py``), registered in ``POLICY_TYPES``. Their compiled 
 ``search.py``, the plain-Python twins in ``reference_search.py``; the rules notes are
 raidconquer §15.
 
-A search player searches one decision, the **Secret Plan** (§6.2): Defend, Lone Raid, Raid
-Party or Attack one opponent. Its other choices (abilities, buys, Defend, invitations) are
-the ``hints`` policy's (§12.4), made by the kernel's own code. It looks ahead with the forward
+A search player searches the **Secret Plan** (§6.2): Defend, Lone Raid, Raid Party or Attack
+one opponent; with ``buys=1`` also each purchase of its Main phase (§7.4, §15.6: one card at
+a time, or stop). Its other choices (abilities, buys unless ``buys=1``, Defend, invitations)
+are the ``hints`` policy's (§12.4), made by the kernel's own code. It looks ahead with the forward
 model (``forward.py``): a **determinization** (§15.3) redeals what the seat cannot see (the
 other seats' hands and decks, its own deck order, the Viking deck, the Treasure pile under
 its top card, the Raid deck) on the policy stream; a **rollout** plays the game on to its
@@ -26,9 +27,9 @@ from vikingsim.games.raidconquer.policies import PolicyKind, Scripted
 #: Largest budgets: rollouts per option (flatmc; up to 7 options, §15.1) and iterations per
 #: decision (ismcts; its tree takes budget + 1 nodes)
 MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 14
-#: Columns of ``Setup.search`` (one row per seat): budget (rollouts per option or iterations)
-#: and the UCB1 constant
-N_SEARCH = 2
+#: Columns of ``Setup.search`` (one row per seat): budget (rollouts per option or iterations),
+#: the UCB1 constant and ``buys`` (1: the purchases are searched too, §15.6)
+N_SEARCH = 3
 
 
 @dataclass(frozen=True)
@@ -40,20 +41,22 @@ class FlatMC:
 
     rollouts: int = rule(16, "rollouts per Secret Plan option", section="issue 21 §2, §15",
                          lo=1, hi=MAX_ROLLOUTS)
+    buys: int = rule(0, "1: search each purchase of the Main phase too (0: buys as hints)",
+                     section="issue 21 §2, §15.6", lo=0, hi=1)
     kind: ClassVar[PolicyKind] = PolicyKind.FLATMC
 
     def params(self) -> np.ndarray:
         return Scripted().params()              # its other choices: hints (§15.1)
 
     def search_row(self) -> np.ndarray:
-        return np.array([float(self.rollouts), 0.0])
+        return np.array([float(self.rollouts), 0.0, float(self.buys)])
 
 
 @dataclass(frozen=True)
 class ISMCTS:
     """Information-set MCTS (single observer, open loop): ``budget`` iterations per Secret
     Plan, each on a fresh determinization (§15.3). The tree holds the searching seat's own
-    Secret Plans (children keyed by the option); the other seats, the shuffles and the
+    Secret Plans, and with ``buys=1`` its purchases (§15.6) (children keyed by the option); the other seats, the shuffles and the
     searcher's other choices are the environment, played by ``hints``. Selection: UCB1 with
     availability counts, ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the
     policy stream, an untried option first (in the order of §15.1); one node expanded per
@@ -64,13 +67,15 @@ class ISMCTS:
                        lo=1, hi=MAX_BUDGET)
     c: float = rule(math.sqrt(2.0), "UCB1 exploration constant", section="issue 21 §2",
                     lo=0.0, hi=100.0)
+    buys: int = rule(0, "1: search each purchase of the Main phase too (0: buys as hints)",
+                     section="issue 21 §2, §15.6", lo=0, hi=1)
     kind: ClassVar[PolicyKind] = PolicyKind.ISMCTS
 
     def params(self) -> np.ndarray:
         return Scripted().params()
 
     def search_row(self) -> np.ndarray:
-        return np.array([float(self.budget), float(self.c)])
+        return np.array([float(self.budget), float(self.c), float(self.buys)])
 
 
 def _with_params(text: str, cls) -> str:
