@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.test_raidconquer_rules import _setup, blank, both, ids, k_cleanup, k_main
-from vikingsim.games.raidconquer import state
+from tests.test_raidconquer_bite import k_play_round
 from vikingsim.core.errors import InputError
 from vikingsim.games.raidconquer import GAME, element_stats, tally
 from vikingsim.games.raidconquer import kernel as K
@@ -302,15 +302,6 @@ def test_counting_off_by_default_plays_the_same_games():
 
 # ---------------------------------------------------------------- Secret Plans (§6.2, §14.6)
 
-def _k_round(s, rnd):
-    def run(w, c, dice, pol):
-        K._play_round(c.ri, c.card, c.alt, c.alt_n, state.scores(s), c.base_attack,
-                      c.base_defense, s.kinds, s.params, s.forbid, w["sh"], w["shn"], w["rows"],
-                      w["supply"], w["pp"], w["pn"], w["fl"], w["ps"], w["gs"], len(s.kinds),
-                      rnd, w["s1"], w["s2"], w["ec"], dice, pol)
-    return run
-
-
 def test_secret_plans_are_counted_once_a_spring_round():
     """A whole round in both engines (``play_round`` / the kernel's ``_play_round``), hints:
     seat 0 holds the Sample Round hand and Raid Row (Power 8, a Longboat: Lone Raid, as
@@ -329,7 +320,7 @@ def test_secret_plans_are_counted_once_a_spring_round():
         for pl in g.players:
             pl.deck, pl.discard = [], []
         g.round = rnd
-        both(s, g, lambda g: g.play_round(rnd), _k_round(s, rnd))
+        both(s, g, lambda g: g.play_round(rnd), k_play_round(s, rnd))
         assert (me.plans[:4], other.plans[:4]) == want, (rnd, me.plans[:4], other.plans[:4])
         assert sum(me.plans) == sum(other.plans) == rnd - 4
         g.cleanup()
