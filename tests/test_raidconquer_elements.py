@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.test_raidconquer_rules import _setup, blank, both, ids, k_cleanup, k_main
+from tests.test_raidconquer_bite import k_play_round
 from vikingsim.core.errors import InputError
 from vikingsim.games.raidconquer import GAME, element_stats, tally
 from vikingsim.games.raidconquer import kernel as K
@@ -270,13 +271,15 @@ def test_result_elements_and_the_command_line(cli, tmp_path):
         simulate("raidconquer", 30, seed=2, players=2, threads=1).elements
     res = simulate("raidconquer", 30, seed=2, players=2, threads=1, count_elements=True)
     table = res.elements
-    assert len(table) == 2 * res.setup.catalog.n_kinds
+    assert len(table) == 2 * (res.setup.catalog.n_kinds + 4)          # cards, then plans
+    assert table.tail(8).card.tolist() == ["defend", "attack", "raid_party", "lone_raid"] * 2
     path = tmp_path / "cards.csv"
     r = cli("simulate", "raidconquer", "-n", "30", "--seed", "2", "--players", "2",
             "--threads", "1", "--quiet", "--elements-out", str(path))
     assert r.returncode == 0 and "funeral_pyre" in r.stdout and "mean_first_buy_round" in r.stdout
     got = pd.read_csv(path)
-    assert got["bought_games"].tolist() == table["bought_games"].tolist()
+    assert np.array_equal(got["bought_games"], table["bought_games"], equal_nan=True)
+    assert np.array_equal(got["taken_games"], table["taken_games"], equal_nan=True)
     assert np.allclose(got["win_rate_bought"], table["win_rate_bought"], equal_nan=True)
     for args in (("raidboard", "-n", "10", "--elements"),
                  ("raidconquer", "-n", "10", "--elements-out", str(tmp_path / "x.txt")),
@@ -295,3 +298,84 @@ def test_counting_off_by_default_plays_the_same_games():
     assert a.out["cards"].shape[-1] == 0 and b.out["cards"].shape[-1] == 46
     assert all(np.array_equal(a.out[k], b.out[k]) for k in a.out if k != "cards")
     assert b.out["cards"][:, 3].sum() > 0
+
+
+# ---------------------------------------------------------------- Secret Plans (§6.2, §14.6)
+
+def test_secret_plans_are_counted_once_a_spring_round():
+    """A whole round in both engines (``play_round`` / the kernel's ``_play_round``), hints:
+    seat 0 holds the Sample Round hand and Raid Row (Power 8, a Longboat: Lone Raid, as
+    test_sample_round), seat 1 four Warriors (Power 4 + 2 = 6 >= 5, no Longboat: Attack,
+    as test_attack_target...). Round 4 is Winter (no Secret Plan, §5): nothing counted;
+    round 5 is Spring: seat 0 Lone Raid 1, seat 1 Attack 1, every other slot 0."""
+    s, g = blank(2, count_elements=True)
+    war, ber, trader, odin, boat = ids(s, "Warriors", "Berserker", "Hedeby Trader",
+                                       "Odin's Witness", "Longboat")
+    row = ids(s, "Jarl Borg", "Rouen", "Seine Abbey", "Paris", "Constantinople Walls")
+    me, other = g.players
+    for rnd, want in ((4, ([0] * 4, [0] * 4)), (5, ([0, 0, 0, 1], [0, 1, 0, 0]))):
+        g.raid_row, g.raid_deck = list(row), ids(s, "York")
+        g.treasure = ids(s, "Gold Torc") * 2
+        me.hand, other.hand = [war, ber, trader, odin, boat], [war] * 4
+        for pl in g.players:
+            pl.deck, pl.discard = [], []
+        g.round = rnd
+        both(s, g, lambda g: g.play_round(rnd), k_play_round(s, rnd))
+        assert (me.plans[:4], other.plans[:4]) == want, (rnd, me.plans[:4], other.plans[:4])
+        assert sum(me.plans) == sum(other.plans) == rnd - 4
+        g.cleanup()
+        for pl in g.players:
+            pl.plans = [0] * len(pl.plans)
+
+
+def test_plan_rows_of_the_table_by_hand():
+    """Seat 0 takes Defend in games 0 (twice) and 2, Lone Raid in game 1; it wins games 0
+    and 2 (``_fake_out``; game 3 truncated): Defend taken in 2 of 4 games (rate 0.5, 3 times:
+    0.75 a game), won 2 of 2 when taken, 0 of 2 when not; Lone Raid won 0 of 1 when taken,
+    2 of 3 when not; Attack never taken: NaN when taken, 2 of 4 when not. Intervals: scipy's
+    exact binomial interval."""
+    from scipy.stats import binomtest
+
+    s = _setup(2, count_elements=True)
+    out, _ = _fake_out(s)
+    out["cards"][[0, 2], 4, 0, K.DEFEND] = [2, 1]
+    out["cards"][1, 4, 0, K.LONE] = 1
+    t = tally(s, out)
+    assert t["plans_taken"][0].tolist() == [3, 0, 0, 1]
+    assert t["plans_taken_games"][0].tolist() == [2, 0, 0, 1]
+    assert t["plans_taken_won"][0].tolist() == [2, 0, 0, 0]
+    df = element_stats(s, t)
+    assert (df.kind == "card").sum() == 2 * s.catalog.n_kinds
+    df = df[df.kind == "action"].set_index(["seat", "card"])
+    d = df.loc[(0, "defend")]
+    assert (d.games, d.taken_games, d.take_rate, d.mean_taken) == (4, 2, 0.5, 0.75)
+    assert (d.win_rate_taken, d.win_rate_not_taken) == (1.0, 0.0)
+    lo, hi = binomtest(2, 2).proportion_ci(method="exact")
+    assert (d.win_rate_taken_lo, d.win_rate_taken_hi) == (pytest.approx(lo), pytest.approx(hi))
+    d = df.loc[(0, "lone_raid")]
+    assert d.win_rate_taken == 0.0 and d.win_rate_not_taken == pytest.approx(2 / 3)
+    d = df.loc[(0, "attack")]
+    assert np.isnan(d.win_rate_taken) and d.win_rate_not_taken == 0.5
+    lo, hi = binomtest(2, 4).proportion_ci(method="exact")
+    assert (d.win_rate_not_taken_lo, d.win_rate_not_taken_hi) == (
+        pytest.approx(lo), pytest.approx(hi))
+    assert np.isnan(df.loc[(1, "defend")].bought_games)             # card columns: NaN
+
+
+@pytest.mark.parametrize("players, policies", [(3, "random"), (4, "hints")])
+def test_one_secret_plan_per_seat_per_spring_round_and_kernel_equals_reference(players,
+                                                                               policies):
+    """Over whole games: each seat's plan counts sum to the game's Spring rounds (rounds
+    minus the 4 Winter rounds, §5); the kernel's counts equal the reference's bit for bit;
+    the random policy (§14.3: uniform over its 2 + seats options) takes all four actions."""
+    from vikingsim.core.runner import simulate
+
+    kw = dict(seed=13, players=players, policies=policies, threads=1, count_elements=True)
+    a = simulate("raidconquer", 30, **kw)
+    b = simulate("raidconquer", 30, reference=True, **kw)
+    plans = a.out["cards"][:, 4].astype(np.int64)
+    assert np.array_equal(plans, b.out["cards"][:, 4].astype(np.int64))
+    spring = a.out["rounds"].astype(np.int64) - 4
+    assert (plans[:, :, :4].sum(axis=2) == spring[:, None]).all() and (plans[:, :, 4:] == 0).all()
+    if policies == "random":
+        assert (a.tally["plans_taken_games"] > 0).all()

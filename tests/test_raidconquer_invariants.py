@@ -58,6 +58,9 @@ def _broken(mutate, policies="random"):
     ("after the game's last round", lambda o: o["cards"].__setitem__(
         (0, slice(0, 2), 0, 1), (1, 999))),
     ("more copies held", lambda o: o["cards"].__setitem__((0, 3, 0, 4), 60)),
+    ("Secret Plans taken", lambda o: o["cards"].__setitem__(
+        (0, 4, 1, 2), o["cards"][0, 4, 1, 2] + 1)),               # one plan too many
+    ("Secret Plans taken", lambda o: o["cards"].__setitem__((0, 4, 0, 7), 1)),  # not a plan
 ])
 def test_each_check_fires(what, mutate):
     msgs = _broken(mutate)

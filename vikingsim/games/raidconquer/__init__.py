@@ -38,7 +38,10 @@ SEAT_ARRAYS = ("legend", "raid_legend", "raids", "character", "earls", "won", "a
 #: Piles whose cards can be bought (§7.4): the Viking Row and the Village Row.
 BUYABLE = (Pile.VIKING, Pile.EVENT, Pile.WARRIORS, Pile.HACKSILVER, Pile.LONGBOAT)
 #: Per-card counters of ``out["cards"]`` (axis 1; kernel.EC_*), §14.6.
-CARD_COUNTERS = ("bought", "first_round", "played", "final")
+CARD_COUNTERS = ("bought", "first_round", "played", "final", "plans")
+#: The Secret Plan actions (§6.2, §8; kernel.DEFEND..LONE), counted in ``cards[:, 4]``'s
+#: first four card slots (§14.6).
+ACTIONS = ("defend", "attack", "raid_party", "lone_raid")
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,8 @@ def elements(s: Setup) -> tuple[str, ...]:
 
 def allocate(s: Setup, n: int) -> dict:
     k, kinds = len(s.kinds), s.catalog.n_kinds
+    if s.rules.count_elements and kinds < len(ACTIONS):     # plans share the card axis
+        raise InputError(f"count_elements needs a catalog of at least {len(ACTIONS)} designs")
     out = {"winner": np.full(n, -1, np.int8), "tie": np.zeros(n, np.bool_),
            "tied": np.zeros(n, np.int8), "rounds": np.zeros(n, np.int16),
            "truncated": np.zeros(n, np.bool_), "failed_raids": np.zeros(n, np.int16),
@@ -156,6 +161,8 @@ def _card_tally(out, win, done) -> dict:
     end; games the seat bought it; games it bought it and won (the ``wins`` reading: a tie
     counts for its ``winner`` seat, a truncated game for nobody); summed first-buy rounds."""
     c = out["cards"]
+    plans = c[:, 4, :, :len(ACTIONS)].astype(np.int64)     # (n, seats, actions), §14.6
+    taken = plans > 0
     bought = c[:, 0] > 0
     won = done[:, None] & (win[:, None] == np.arange(c.shape[2])[None, :])
     return {"cards_bought": c[:, 0].sum(axis=0, dtype=np.int64),
@@ -163,11 +170,15 @@ def _card_tally(out, win, done) -> dict:
             "cards_bought_won": (bought & won[:, :, None]).sum(axis=0, dtype=np.int64),
             "cards_first_round_sum": c[:, 1].sum(axis=0, dtype=np.int64),
             "cards_played": c[:, 2].sum(axis=0, dtype=np.int64),
-            "cards_final": c[:, 3].sum(axis=0, dtype=np.int64)}
+            "cards_final": c[:, 3].sum(axis=0, dtype=np.int64),
+            "plans_taken": plans.sum(axis=0),
+            "plans_taken_games": taken.sum(axis=0, dtype=np.int64),
+            "plans_taken_won": (taken & won[:, :, None]).sum(axis=0, dtype=np.int64)}
 
 
 def element_stats(s: Setup, t: dict):
-    """Per seat and card of the catalog, from a tally: ``bought_games`` (games the seat bought
+    """Per seat and card of the catalog (rows ``kind`` = card), then per seat and Secret Plan
+    action (``kind`` = action, ``_plan_rows``), from a tally: ``bought_games`` (games the seat bought
     it at least once), ``buy_rate``, ``win_rate_bought`` and ``win_rate_not_bought`` with
     Clopper-Pearson 95% intervals (``*_lo``, ``*_hi``; NaN when no game is in the group),
     ``copies_bought``, ``copies_played``, ``final_copies`` (per game), and
@@ -199,7 +210,8 @@ def element_stats(s: Setup, t: dict):
     with np.errstate(divide="ignore", invalid="ignore"):
         first = np.where(games_b > 0, t["cards_first_round_sum"] / np.maximum(games_b, 1),
                          np.nan)
-    grid = dict(seat=np.repeat(np.arange(seats), kinds), card=np.tile(np.array(s.ids), seats))
+    grid = dict(seat=np.repeat(np.arange(seats), kinds), card=np.tile(np.array(s.ids), seats),
+                kind="card")
     cols = {"games": np.full((seats, kinds), n), "bought_games": games_b, "buy_rate": games_b / n,
             "win_rate_bought": wr_b, "win_rate_bought_lo": wr_b_lo,
             "win_rate_bought_hi": wr_b_hi, "win_rate_not_bought": wr_n,
@@ -207,6 +219,31 @@ def element_stats(s: Setup, t: dict):
             "copies_bought": np.asarray(t["cards_bought"]) / n,
             "copies_played": np.asarray(t["cards_played"]) / n,
             "final_copies": np.asarray(t["cards_final"]) / n, "mean_first_buy_round": first}
+    cards = pd.DataFrame({**grid, **{k: np.asarray(v).ravel() for k, v in cols.items()}})
+    return pd.concat([cards, _plan_rows(t, n, wins, rate_ci)], ignore_index=True)
+
+
+def _plan_rows(t, n, wins, rate_ci):
+    """The table's action rows (``kind`` = action, ``card`` = the ``ACTIONS`` name): per seat
+    and Secret Plan (§6.2), ``taken_games``, ``take_rate``, ``mean_taken`` (times per game),
+    ``win_rate_taken`` and ``win_rate_not_taken`` with their intervals; the card columns NaN."""
+    import pandas as pd
+
+    m = len(ACTIONS)
+    if "plans_taken" not in t:                   # a tally stored before actions were counted
+        return pd.DataFrame()
+    games_t = np.asarray(t["plans_taken_games"], np.int64)
+    won_t = np.asarray(t["plans_taken_won"], np.int64)
+    seats = games_t.shape[0]
+    wt, wt_lo, wt_hi = rate_ci(won_t, games_t)
+    wn, wn_lo, wn_hi = rate_ci(wins - won_t, n - games_t)
+    cols = {"games": np.full((seats, m), n), "taken_games": games_t, "take_rate": games_t / n,
+            "mean_taken": np.asarray(t["plans_taken"]) / n,
+            "win_rate_taken": wt, "win_rate_taken_lo": wt_lo, "win_rate_taken_hi": wt_hi,
+            "win_rate_not_taken": wn, "win_rate_not_taken_lo": wn_lo,
+            "win_rate_not_taken_hi": wn_hi}
+    grid = dict(seat=np.repeat(np.arange(seats), m), card=np.tile(np.array(ACTIONS), seats),
+                kind="action")
     return pd.DataFrame({**grid, **{k: np.asarray(v).ravel() for k, v in cols.items()}})
 
 

@@ -68,11 +68,11 @@ def check(setup, out: dict) -> list[str]:
         *_bad("truncated game short of max_rounds", ~done & (out["rounds"] != r.max_rounds)),
         # §8.3.2: at most one Earl per Spring round
         *_bad("more Earls than Spring rounds", out["earls"].sum(axis=1) > np.maximum(spring, 0)),
-        *_card_checks(setup, out),
+        *_card_checks(setup, out, np.maximum(spring, 0)),
     ]
 
 
-def _card_checks(setup, out) -> list[str]:
+def _card_checks(setup, out, spring) -> list[str]:
     """§14.6 per-card counters and §12.4 ``forbid``."""
     c = out["cards"].astype(np.int64)
     if c.shape[-1] == 0:                                    # count_elements off: no counters
@@ -87,4 +87,8 @@ def _card_checks(setup, out) -> list[str]:
               (final.sum(axis=1) > setup.catalog.copies[None, :]).any(axis=1)),
         *_bad("a seat bought a card its policy forbids",
               (bought * setup.forbid[None, :, :] > 0).any(axis=(1, 2))),
+        # §6.2: one Secret Plan per seat per Spring round, in the first four slots only
+        *_bad("Secret Plans taken but one per seat per Spring round",
+              (c[:, 4, :, :4].sum(axis=2) != spring[:, None]).any(axis=1)
+              | (c[:, 4, :, 4:] != 0).any(axis=(1, 2))),
     ]

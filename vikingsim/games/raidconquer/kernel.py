@@ -22,7 +22,8 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     gs    int64[4]          FIRST seat, EARL_SIDE, FAILED raids, ROUND
     s1, s2 int64[CAP]       scratch (sort order, selection)
     fb    bool[P, K]        cards each seat's policy never buys or gains (``forbid``, §12.4)
-    ec    uint16[4, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``
+    ec    uint16[5, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``;
+                            row ``EC_PLANS`` counts Secret Plans by action in slots 0-3
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
 """
 from vikingsim.core.cards import NO_CARD, _draw, _shuffle
@@ -52,9 +53,10 @@ N_PS = 18
 GS_FIRST, GS_EARL_SIDE, GS_FAILED, GS_ROUND = 0, 1, 2, 3
 N_GS = 4
 # per-card counters of a game (``ec`` and the ``cards`` output, §14.6): copies bought, round
-# of the first buy (0 = none), copies played, copies held at the end
-EC_BOUGHT, EC_FIRST, EC_PLAYED, EC_FINAL = 0, 1, 2, 3
-N_EC = 4
+# of the first buy (0 = none), copies played, copies held at the end; Secret Plans taken,
+# by action (slot DEFEND..LONE of the card axis; the other slots stay 0)
+EC_BOUGHT, EC_FIRST, EC_PLAYED, EC_FINAL, EC_PLANS = 0, 1, 2, 3, 4
+N_EC = 5
 # Raid Row start by player count (rules.ROW_START) and top level (rules.TOP_LEVEL), as rows
 _ROW_START = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0), (3, 2, 0, 0, 0), (2, 2, 1, 0, 0),
               (1, 2, 1, 1, 0), (1, 1, 1, 1, 1))
@@ -1255,6 +1257,9 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
     forward model (``forward.advance``) plays the same calls turn by turn, so that it can stop
     inside a Main turn (§15.6)."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
+    if spring and ec.shape[2] > 0:              # §14.6: each seat's Secret Plan (§6.2)
+        for s in range(n_seats):
+            ec[EC_PLANS, s, ps[s, PS_ACTION]] += 1
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,

@@ -65,6 +65,7 @@ class Player:
         self.bought = [0] * n_cards           # §14.6: copies bought this game
         self.first_buy = [0] * n_cards        # round of the first buy (0 = never)
         self.played = [0] * n_cards           # copies put into play
+        self.plans = [0] * n_cards            # Secret Plans taken by action (slots 0-3)
         self.deck, self.discard, self.hand = [], [], []
         self.play = []                        # [card, flag] in the order put into play
         self.raid, self.bury = [], []
@@ -840,6 +841,11 @@ class Game:
         for i, pl in enumerate(self.order()):
             if i >= (main_from or 0):
                 self.main_turn(pl, spring, i, resume=i == main_from)
+            if self.ri[R.COUNT_ELEMENTS]:                           # §14.6
+                for pl in self.players:
+                    pl.plans[pl.action] += 1
+        for pl in self.order():
+            self.main_turn(pl, spring)
         if spring:
             self.say("  actions " + ", ".join(
                 f"seat {pl.seat}: {ACTION_NAMES[pl.action]}"
@@ -905,7 +911,7 @@ def record(game, g, out, truncated, rounds):
             held = pl.deck + pl.discard + pl.hand + pl.raid + pl.bury + [
                 k for k, f in pl.play if f != SACRIFICED]      # §14.6: the seat's cards at the end
             out["cards"][g, :, s] = [pl.bought, pl.first_buy, pl.played,
-                                     [held.count(k) for k in range(game.c.n)]]
+                                     [held.count(k) for k in range(game.c.n)], pl.plans]
 
 
 def play_block(setup, g0, g1, dice_rng, pol_rng, out, game0=0):

@@ -16,7 +16,8 @@ _PS = {"char": K.PS_CHAR, "action": K.PS_ACTION, "target": K.PS_TARGET,
        "acquired": K.PS_ACQUIRED, "pillaged": K.PS_PILLAGED, "lost": K.PS_LOST,
        "silver_avail": K.PS_SILVER_AVAIL, "silver_spent": K.PS_SILVER_SPENT}
 #: §14.6 per-card counters of a seat (reference attribute -> row of the kernel's ``ec``).
-_EC = {"bought": K.EC_BOUGHT, "first_buy": K.EC_FIRST, "played": K.EC_PLAYED}
+_EC = {"bought": K.EC_BOUGHT, "first_buy": K.EC_FIRST, "played": K.EC_PLAYED,
+       "plans": K.EC_PLANS}
 
 
 def pack(game: R.Game, setup) -> dict:
