@@ -1250,6 +1250,15 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
 
 
 @jit(nrt=False)
+def _count_plans(ps, ec, n_seats):
+    """§14.6: each seat's Secret Plan of this Spring round (§6.2), once all are made (with
+    ``count_elements`` on: ``ec`` has card slots)."""
+    if ec.shape[2] > 0:
+        for s in range(n_seats):
+            ec[EC_PLANS, s, ps[s, PS_ACTION]] += 1
+
+
+@jit(nrt=False)
 def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh,
                      shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice,
                      pol):
@@ -1257,9 +1266,8 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
     forward model (``forward.advance``) plays the same calls turn by turn, so that it can stop
     inside a Main turn (§15.6)."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
-    if spring and ec.shape[2] > 0:              # §14.6: each seat's Secret Plan (§6.2)
-        for s in range(n_seats):
-            ec[EC_PLANS, s, ps[s, PS_ACTION]] += 1
+    if spring:
+        _count_plans(ps, ec, n_seats)
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,

@@ -838,14 +838,12 @@ class Game:
             for i, pl in enumerate(self.order()):
                 if i >= (plan_from or 0):
                     pl.action, pl.target = self.choose_plan(pl, i)
-        for i, pl in enumerate(self.order()):
-            if i >= (main_from or 0):
-                self.main_turn(pl, spring, i, resume=i == main_from)
             if self.ri[R.COUNT_ELEMENTS]:                           # §14.6
                 for pl in self.players:
                     pl.plans[pl.action] += 1
-        for pl in self.order():
-            self.main_turn(pl, spring)
+        for i, pl in enumerate(self.order()):
+            if i >= (main_from or 0):
+                self.main_turn(pl, spring, i, resume=i == main_from)
         if spring:
             self.say("  actions " + ", ".join(
                 f"seat {pl.seat}: {ACTION_NAMES[pl.action]}"
