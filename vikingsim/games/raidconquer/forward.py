@@ -224,7 +224,7 @@ def advance(rules, kinds, params, bscore, fb, st, dice, pol):
                     c[Clock.ROUND], c[Clock.TURN] = rnd, i
                     c[Clock.ACTOR] = kernel._turn_seat(st.gs[GS_FIRST], i, n)
                     return END_DECIDE
-                kernel._count_plans(st.ps, st.ec, n)                # §14.6, as _main_and_action
+                kernel._count_plans(ri, st.ps, st.ec, n)    # §14.6
             c[Clock.ROUND], c[Clock.TURN], c[Clock.MAIN], c[Clock.BUYING] = rnd, n, 0, 0
         if _mains(rules, kinds, params, bscore, fb, st, rnd, spring, dice, pol):
             return END_DECIDE

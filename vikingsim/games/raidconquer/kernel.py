@@ -1250,10 +1250,10 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
 
 
 @jit(nrt=False)
-def _count_plans(ps, ec, n_seats):
+def _count_plans(ri, ps, ec, n_seats):
     """§14.6: each seat's Secret Plan of this Spring round (§6.2), once all are made (with
-    ``count_elements`` on: ``ec`` has card slots)."""
-    if ec.shape[2] > 0:
+    ``count_elements`` on, as every element count)."""
+    if ri[RuleSlot.COUNT_ELEMENTS]:
         for s in range(n_seats):
             ec[EC_PLANS, s, ps[s, PS_ACTION]] += 1
 
@@ -1267,7 +1267,7 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
     inside a Main turn (§15.6)."""
     spring = rnd > ri[RuleSlot.WINTER_ROUNDS]
     if spring:
-        _count_plans(ps, ec, n_seats)
+        _count_plans(ri, ps, ec, n_seats)
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,
