@@ -731,30 +731,30 @@ def _place_rune(cr, st, dice):
 
 
 @jit(inline="always", nrt=False)
-def _optimal_dice(st, s):
-    """Policy optimal: how many of side ``s``'s factions roll a Runes/Prayer die this roll,
-    read from the DP's table at the state before the roll (optimal_rp, 878 §5.2)."""
+def _optimal_entry(st, row, outside):
+    """Policy optimal (878 §5.2): row ``row`` of the DP's table (optimal_rp) at the current
+    state; ``outside`` at a state the DP never reaches (another policy's effects)."""
     sv, cnt, shp = st.sv, st.cnt, st.opt.shape
     if (cnt[UN] >= shp[1] or cnt[UB] >= shp[2] or cnt[UH] >= shp[3] or cnt[UT] >= shp[4]
             or sv[StateSlot.RUNES] >= shp[5] or sv[StateSlot.FAITH] >= shp[7]):
-        return 2      # a state the DP never reaches (another policy's effects): roll all
-    return st.opt[s, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
+        return outside
+    return st.opt[row, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
                   sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH], sv[StateSlot.PRAYER_CONV],
                   1 if sv[StateSlot.FIRST_HIT] else 0]
 
 
 @jit(inline="always", nrt=False)
+def _optimal_dice(st, s):
+    """How many of side ``s``'s factions roll a Runes/Prayer die this roll (rows 0-1, read at
+    the state before the roll); outside the table: roll all."""
+    return _optimal_entry(st, s, 2)
+
+
+@jit(inline="always", nrt=False)
 def _optimal_spend(st, s):
-    """Policy optimal (878 §5.2): the English spending code at this roll of side ``s`` (a
-    Convert count, or SPEND_GP), read from the DP's table once the roll's Runes/Prayer dice
-    have landed; SPEND_SCRIPTED at a state the DP never reaches."""
-    sv, cnt, shp = st.sv, st.cnt, st.opt.shape
-    if (cnt[UN] >= shp[1] or cnt[UB] >= shp[2] or cnt[UH] >= shp[3] or cnt[UT] >= shp[4]
-            or sv[StateSlot.RUNES] >= shp[5] or sv[StateSlot.FAITH] >= shp[7]):
-        return SPEND_SCRIPTED
-    return st.opt[2 + s, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
-                  sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH], sv[StateSlot.PRAYER_CONV],
-                  1 if sv[StateSlot.FIRST_HIT] else 0]
+    """The English spending code at this roll of side ``s`` (rows 2-3, read once the roll's
+    Runes/Prayer dice have landed: a Convert count, or SPEND_GP); SPEND_SCRIPTED outside."""
+    return _optimal_entry(st, 2 + s, SPEND_SCRIPTED)
 
 
 @jit(inline="always", nrt=False)
