@@ -23,7 +23,7 @@ from vikingsim.games.raidconquer import invariants, kernel, reference, search
 from vikingsim.games.raidconquer.catalog import Catalog, Pile
 from vikingsim.games.raidconquer.policies import (
     POLICY_HELP, POLICY_TYPES, card_id, compile_policies, forbidden)
-from vikingsim.games.raidconquer.search_params import search_rows
+from vikingsim.games.raidconquer.search_params import rollout_seats, search_rows
 from vikingsim.games.raidconquer.rules import CHARACTERS, N_CHARACTERS, Rules, check_players
 
 __all__ = ["GAME", "OPTIONS", "Rules", "simulate", "CHARACTERS"]
@@ -55,6 +55,8 @@ class Setup:
     ids: tuple                 # card id (lower_snake_case name) of each design
     forbid: np.ndarray         # bool[n_seats, K]: the seat's policy forbids card k
     search: np.ndarray = None  # float[n_seats, 3]: search players' budget, c, buys (§15)
+    roll: tuple = None         # (kinds, params, forbid)[s, q]: seat q in seat s's rollouts
+    #                            (§15.8; ``search_params.rollout_seats``)
 
 
 def setup(options: dict, policies: list[str], players: int) -> Setup:
@@ -67,7 +69,8 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     ids = tuple(card_id(n) for n in catalog.names)
     allowed = tuple(i for i, p in zip(ids, catalog.pile) if p in BUYABLE)
     return Setup(rules, rules.compile(), catalog, kinds, params, tuple(policies), ids,
-                 forbidden(policies, ids, allowed), search_rows(policies))
+                 forbidden(policies, ids, allowed), search_rows(policies),
+                 rollout_seats(policies, ids, allowed))
 
 
 def elements(s: Setup) -> tuple[str, ...]:

@@ -437,16 +437,18 @@ def _redeal(pp, pn, q, pol):
 
 
 @jit(nrt=False)
-def determinize(rules, st, params_row, pol):
+def determinize(rules, st, kinds, params, pol):
     """One sample of what ``clock[ACTOR]`` cannot see, consistent with what it saw (§2.2,
     §15.3), on the policy stream in this order, each pile sorted by card id first
     (``_reshuffle``, so the sample depends only on what the seat saw): its own deck order;
     each other seat (seat order) its hand and deck shuffled together and the hand redealt;
     the Viking deck; the Treasure pile under its face-up top card; the Raid deck. Then the
     Secret Plans already made this round by the seats before it in turn order (hidden, §6.2)
-    are made again by the default policy (``params_row``, scripted: no draw) on their
-    redealt hands; at a purchase in Spring (§15.6) every other seat's plan is, on its hand
-    and, once its Main turn is over, the cards it put in play (``_replan``)."""
+    are made again on their redealt hands, each by the policy the searcher models it with
+    (``kinds``, ``params``: its rollout seats, §15.8; DEFAULT hints, scripted: no draw; a
+    ``random`` seat of ``table`` draws its plan again on the policy stream); at a purchase in
+    Spring (§15.6) every other seat's plan is, on its hand and, once its Main turn is over,
+    the cards it put in play (``_replan``)."""
     ri, card, alt, alt_n, base_att, base_def = rules
     me = st.clock[Clock.ACTOR]
     n = st.pn.shape[0]
@@ -461,18 +463,19 @@ def determinize(rules, st, params_row, pol):
     c = st.clock
     if c[Clock.MAIN] < 0:
         for i in range(c[Clock.TURN]):
-            _replan(rules, st, kernel._turn_seat(st.gs[GS_FIRST], i, n), params_row, False, pol)
+            q = kernel._turn_seat(st.gs[GS_FIRST], i, n)
+            _replan(rules, st, q, kinds[q], params[q], False, pol)
     elif c[Clock.ROUND] > ri[RuleSlot.WINTER_ROUNDS]:
         for i in range(n):
             q = kernel._turn_seat(st.gs[GS_FIRST], i, n)
             if q != me:
-                _replan(rules, st, q, params_row, i < c[Clock.MAIN], pol)
+                _replan(rules, st, q, kinds[q], params[q], i < c[Clock.MAIN], pol)
 
 
 @jit(nrt=False)
-def _replan(rules, st, q, params_row, played, pol):
-    """Seat q's Secret Plan made again by the default policy (``params_row``, scripted: no
-    draw) on its hand, and with ``played`` on its hand and the cards it has put in play
+def _replan(rules, st, q, kind, params_row, played, pol):
+    """Seat q's Secret Plan made again by its modelled policy (``kind``, ``params_row``) on
+    its hand, and with ``played`` on its hand and the cards it has put in play
     (its Main turn is over, §15.6): laid after the hand (its pile's free space) for the
     call."""
     ri, card, alt, alt_n, base_att, base_def = rules
@@ -481,8 +484,8 @@ def _replan(rules, st, q, params_row, played, pol):
         for j in range(st.pn[q, PLAY]):
             st.pp[q, HAND, nh + j] = st.pp[q, PLAY, j]
         st.pn[q, HAND] = nh + st.pn[q, PLAY]
-    act, tgt = kernel._plan(ri, card, alt, base_att, PolicyKind.SCRIPTED, params_row, q,
-                            st.pn.shape[0], st.pp, st.pn, st.fl, st.ps, st.rows, st.supply, pol)
+    act, tgt = kernel._plan(ri, card, alt, base_att, kind, params_row, q, st.pn.shape[0],
+                            st.pp, st.pn, st.fl, st.ps, st.rows, st.supply, pol)
     st.pn[q, HAND] = nh
     st.ps[q, PS_ACTION] = act
     st.ps[q, PS_TARGET] = tgt

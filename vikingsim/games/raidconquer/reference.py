@@ -86,6 +86,7 @@ class Game:
         self.base_defense = [int(x) for x in setup.compiled.base_defense]
         self.dice, self.pol, self.events = dice, pol, events
         self.search = setup.search                 # search players' budgets (§15), or None
+        self.roll = setup.roll                     # their rollout seats (§15.8), or None
         self.searcher = None                       # a search tree's hook (reference_search)
         n = len(setup.kinds)
         R = RuleSlot

@@ -4,13 +4,14 @@ algorithms (``search_params.py`` docstrings, raidconquer §15) on the reference 
 
 A decision is ``where`` = (PLAN, i): the Secret Plan of turn index i, or (BUY, i): a purchase
 in the Main turn of turn index i (``buys=1``, §15.6; the tally is ``pl.tally``). A rollout is
-a silent clone of the game with every seat on ``hints`` (nothing forbidden) and its shuffles
-and policy draws on the game's policy stream; the clone is determinized (§15.3, §15.6), the
+a silent clone of the game with every seat on the policy the searcher models it with (§15.8,
+``Setup.roll``: DEFAULT ``hints``, nothing forbidden) and its shuffles and policy draws on the
+game's policy stream; the clone is determinized (§15.3, §15.6), the
 searching seat's option is carried out, the round resumes (``Game.play(start, plan_from)``
 after a plan, ``main_from`` inside a buy step) and the game is played out; it scores 1 when
 the searching seat wins. ISMCTS runs the clone with the searching seat's later decisions
-asked of the tree (``Game.searcher``) until a node is expanded, then that seat plays
-``hints`` too. Draws happen in the same order as in the compiled players, so both give the
+asked of the tree (``Game.searcher``) until a node is expanded, then that seat plays its own
+scripted policy too. Draws happen in the same order as in the compiled players, so both give the
 same games.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ import copy
 import math
 
 from vikingsim.core import cards as piles
-from vikingsim.games.raidconquer.policies import Hints, PolicyKind
+from vikingsim.games.raidconquer.policies import PolicyKind
 from vikingsim.games.raidconquer.reference import ATTACK, DEFEND, EMPTY, LONE, PARTY
 from vikingsim.games.raidconquer.rules import ROW_SIZE, RuleSlot
 
@@ -100,18 +101,22 @@ def carry(g, seat, where, option):
         g.buy(me, *candidate(g, option - OPT_BUY))
 
 
-def clone(game, search_seat=None):
-    """A silent copy of ``game`` whose seats all play ``hints`` (``search_seat``, if given,
+def clone(game, seat, tree=False):
+    """A silent copy of ``game`` whose seats play ``seat``'s rollout seats (§15.8: each its
+    kind, parameters and forbidden cards of ``Setup.roll[.][seat]``; with ``tree`` ``seat``
     keeps kind ISMCTS), its dice and policy draws both on ``game.pol``."""
     keep = {id(x): y for x, y in ((game.c, game.c), (game.dice, game.pol),
-                                  (game.pol, game.pol), (game.search, game.search))
+                                  (game.pol, game.pol), (game.search, game.search),
+                                  (game.roll, game.roll))
             if x is not None}                  # (never None: deepcopy would map every None)
     g = copy.deepcopy(game, keep)
     g.events, g.searcher = None, None
-    hints = [float(x) for x in Hints().params()]
+    kinds, params, forbid = (a[seat] for a in game.roll)
     for pl in g.players:
-        pl.kind = int(PolicyKind.ISMCTS if pl.seat == search_seat else PolicyKind.SCRIPTED)
-        pl.p, pl.forbid = list(hints), set()
+        q = pl.seat
+        pl.kind = int(PolicyKind.ISMCTS if tree and q == seat else kinds[q])
+        pl.p = [float(x) for x in params[q]]
+        pl.forbid = {k for k in range(g.c.n) if forbid[q, k]}
     return g
 
 
@@ -126,7 +131,7 @@ def determinize(g, seat, where):
     """§15.3, in ``forward.determinize``'s order on ``g.pol``, each pile sorted first: own
     deck; each other seat's hand + deck shuffled and the hand redealt; Viking deck; Treasure
     pile under its top; Raid deck; then at a plan the earlier Secret Plans of the round made
-    again by ``hints``, at a purchase in Spring every other seat's (§15.6: on its hand and,
+    again, each by the seat's policy in the clone (§15.8), at a purchase in Spring every other seat's (§15.6: on its hand and,
     its Main turn over, the cards it put in play)."""
     me = g.players[seat]
     me.deck = _reshuffled(me.deck, g.pol)
@@ -166,7 +171,7 @@ def _play_out(g, seat, where, option):
 
 
 def rollout(game, seat, where, option):
-    g = clone(game)
+    g = clone(game, seat)
     determinize(g, seat, where)
     return _play_out(g, seat, where, option)
 
@@ -205,7 +210,7 @@ def _tree_choice(node, opts, c, rng):
 
 
 def _iteration(game, seat, where, opts, root, c):
-    g = clone(game, seat)
+    g = clone(game, seat, tree=True)
     determinize(g, seat, where)
     path, at = [], {"node": root}
 
@@ -213,7 +218,7 @@ def _iteration(game, seat, where, opts, root, c):
         o, child, expanded = _tree_choice(at["node"], legal(g_, seat, where_), c, game.pol)
         path.append(child)
         at["node"] = child
-        if expanded:                                   # leave the tree: hints from here
+        if expanded:                                   # leave the tree: own policy from here
             pl.kind = int(PolicyKind.SCRIPTED)
         return o
 

@@ -8,9 +8,10 @@ shuffles stay on the dice stream; every determinization and every rollout draws 
 policy stream (the game's own, so the same seed gives the same games for any thread count).
 
 ``seats`` tuples are (kinds, params, bscore, fb) (``forward`` docstring): ``real`` the game's
-seats, ``roll`` every seat on ``hints`` with nothing forbidden (the rollouts' default
-policy), ``tree`` = ``roll`` with the searching seat's kind (ISMCTS) so that play stops at its
-later Secret Plans. Rollout: copy the state, determinize it (§15.3), apply the option, play
+seats; ``roll`` the rollouts' seats of every searching seat, each array with a leading seat
+axis (``roll[j][s]``: the seats of seat s's rollouts, ``Setup.roll``, §15.8; DEFAULT every
+seat on ``hints`` with nothing forbidden), sliced for the actor by ``_roll_of``; ``tree`` =
+the actor's ``roll`` with its own kind (ISMCTS) so that play stops at its later Secret Plans. Rollout: copy the state, determinize it (§15.3), apply the option, play
 to the end; score 1 if the searching seat won. ISMCTS keeps its tree in arena arrays
 (``visits``, ``wins`` per node; ``avail`` and ``child`` per node and option code: how often
 that option was legal there and the child node it leads to, -1 none), node 0 the root, at
@@ -37,24 +38,32 @@ def _apply(rules, seats, st, option, dice, pol):
     return forward.apply(rules, kinds, params, bscore, fb, st, option, dice, pol)
 
 
+@jit(inline="always", nrt=False)
+def _roll_of(roll, seat):
+    """Seat ``seat``'s rollout seats (kinds, params, bscore, fb) out of every seat's ``roll``."""
+    return roll[0][seat], roll[1][seat], roll[2][seat], roll[3][seat]
+
+
 @jit(nrt=False)
 def _rollout(rules, roll, root, sim, option, pol):
-    """One rollout of ``option`` from ``root`` (at a decision) on a fresh determinization:
-    1.0 if the chooser wins."""
+    """One rollout of ``option`` from ``root`` (at a decision) on a fresh determinization
+    (``roll``: the chooser's rollout seats): 1.0 if the chooser wins."""
     seat = root.clock[Clock.ACTOR]
     forward.copy(root, sim)
-    forward.determinize(rules, sim, roll[1][seat], pol)
+    forward.determinize(rules, sim, roll[0], roll[1], pol)
     end = _apply(rules, roll, sim, option, pol, pol)
     return 1.0 if end == END_TERMINATED and sim.clock[Clock.WINNER] == seat else 0.0
 
 
 @jit(nrt=False)
 def _flatmc(rules, roll, root, sim, opts, n, rollouts, scores, pol):
-    """Flat Monte Carlo: ``rollouts`` rollouts per option, in ``legal_options`` order."""
+    """Flat Monte Carlo: ``rollouts`` rollouts per option, in ``legal_options`` order, on the
+    actor's rollout seats (``roll``: every seat's)."""
+    mine = _roll_of(roll, root.clock[Clock.ACTOR])
     for j in range(n):
         w = 0.0
         for _ in range(rollouts):
-            w += _rollout(rules, roll, root, sim, opts[j], pol)
+            w += _rollout(rules, mine, root, sim, opts[j], pol)
         scores[j] = w
     return _pick_best(scores, opts, n, pol)
 
@@ -94,11 +103,11 @@ def _select(node, opts, n, c, tree, n_nodes, ucb, pol):
 @jit(nrt=False)
 def _iterate(rules, tree_seats, roll, root, sim, opts, c, tree, path, n_nodes, ucb, pol):
     """One ISMCTS iteration on a fresh determinization: descend the tree while the searching
-    seat plans, expand one node, roll out with ``hints``, back up the win. Returns the nodes
-    in use."""
+    seat plans, expand one node, roll out (``roll``: the actor's rollout seats), back up the
+    win. Returns the nodes in use."""
     seat = root.clock[Clock.ACTOR]
     forward.copy(root, sim)
-    forward.determinize(rules, sim, roll[1][seat], pol)
+    forward.determinize(rules, sim, roll[0], roll[1], pol)
     node, depth, status = 0, 0, END_DECIDE
     while status == END_DECIDE:
         if node < 0:                                       # below the tree: default policy
@@ -125,13 +134,14 @@ def _iterate(rules, tree_seats, roll, root, sim, opts, c, tree, path, n_nodes, u
 @jit(nrt=False)
 def _ismcts(rules, tree_seats, roll, root, sim, opts, root_opts, n, budget, c, scores, tree,
             path, pol):
-    """``budget`` iterations from ``root``; the most visited root option (ties on the policy
-    stream)."""
+    """``budget`` iterations from ``root`` on the actor's rollout seats (``roll``: every
+    seat's); the most visited root option (ties on the policy stream)."""
+    mine = _roll_of(roll, root.clock[Clock.ACTOR])
     for j in range(n):
         root_opts[j] = opts[j]
     n_nodes = _new_node(tree, 0) + 1
     for _ in range(budget):
-        n_nodes = _iterate(rules, tree_seats, roll, root, sim, opts, c, tree, path, n_nodes,
+        n_nodes = _iterate(rules, tree_seats, mine, root, sim, opts, c, tree, path, n_nodes,
                            scores, pol)
     child = tree[3]
     for j in range(n):
@@ -155,9 +165,9 @@ def _decide(rules, real, roll, tree_kinds, search, st, sim, opts, root_opts, sco
         return _flatmc(rules, roll, st, sim, opts, n, budget, scores, pol)
     counts[1] += budget
     for s in range(tree_kinds.shape[0]):
-        tree_kinds[s] = PolicyKind.SCRIPTED
+        tree_kinds[s] = roll[0][seat, s]
     tree_kinds[seat] = PolicyKind.ISMCTS
-    tree_seats = (tree_kinds, roll[1], roll[2], roll[3])
+    tree_seats = (tree_kinds, roll[1][seat], roll[2][seat], roll[3][seat])
     return _ismcts(rules, tree_seats, roll, st, sim, opts, root_opts, n, budget,
                    search[seat, 1], scores, tree, path, pol)
 
@@ -211,14 +221,11 @@ def is_search(kinds) -> bool:
 
 def seat_tuples(s) -> tuple:
     """(real, roll, tree_kinds) for setup ``s`` (module docstring)."""
-    from vikingsim.games.raidconquer.policies import Hints
-
     c, k = s.compiled, len(s.kinds)
     real = (s.kinds, s.params, kernel.buy_scores(c.card, c.alt, c.alt_n, s.params), s.forbid)
-    hp = np.tile(Hints().params(), (k, 1))
-    roll = (np.full(k, PolicyKind.SCRIPTED, np.int8), hp,
-            kernel.buy_scores(c.card, c.alt, c.alt_n, hp), np.zeros_like(s.forbid))
-    return real, roll, np.zeros(k, np.int8)
+    kinds, params, fb = s.roll
+    bscore = np.stack([kernel.buy_scores(c.card, c.alt, c.alt_n, p) for p in params])
+    return real, (kinds, params, bscore, fb), np.zeros(k, np.int8)
 
 
 def scratch(s) -> tuple:
@@ -261,9 +268,10 @@ def _rollouts_from(rules, roll, root, sim, opts, count, pol):
     """``count`` rollouts from ``root`` (a decision), cycling over its options: rollout time
     alone."""
     n = forward.legal_options(rules, root, opts)
+    mine = _roll_of(roll, root.clock[Clock.ACTOR])
     w = 0.0
     for r in range(count):
-        w += _rollout(rules, roll, root, sim, opts[r % n], pol)
+        w += _rollout(rules, mine, root, sim, opts[r % n], pol)
     return w
 
 

@@ -22,7 +22,16 @@ from typing import ClassVar
 import numpy as np
 
 from vikingsim.core.options import rule
-from vikingsim.games.raidconquer.policies import PolicyKind, Scripted
+from vikingsim.games.raidconquer.policies import POLICY_TYPES, PolicyKind
+
+#: The scripted policies a search player can model its rollouts with (``rollout``, ``base``;
+#: §15.8): every registered policy of kind SCRIPTED (``random`` is not: its choices are not the
+#: kernel's scripted code)
+ROLLOUT_POLICIES = tuple(n for n, cls in POLICY_TYPES.items() if cls.kind == PolicyKind.SCRIPTED)
+#: ``rollout``'s oracle opponent model (§15.8): every other seat as it really plays
+TABLE = "table"
+#: ``base``'s DEFAULT: the seat's own policy is the ``rollout`` policy (hints with ``table``)
+SAME = "rollout"
 
 #: Largest budgets: rollouts per option (flatmc; up to 7 options, §15.1) and iterations per
 #: decision (ismcts; its tree takes budget + 1 nodes)
@@ -32,8 +41,34 @@ MAX_ROLLOUTS, MAX_BUDGET = 1 << 12, 1 << 14
 N_SEARCH = 3
 
 
+def _rollout():
+    return rule("hints", "opponent model of the rollouts (§15.8): a scripted policy every "
+                "other seat plays there, or table (each other seat's own policy: an oracle "
+                "model)", section="issue 21, §15.8", choices=ROLLOUT_POLICIES + (TABLE,))
+
+
+def _base():
+    return rule(SAME, "the seat's own scripted policy (§15.8): its choices not searched, and "
+                "its play in the rollouts; rollout = the rollout policy (hints with table)",
+                section="issue 21, §15.8", choices=(SAME,) + ROLLOUT_POLICIES)
+
+
+class _Modelled:
+    """What both search players share: the opponent model and the seat's own policy
+    (``rollout``, ``base``; §15.8)."""
+
+    def own(self) -> str:
+        """The name of the seat's own scripted policy."""
+        if self.base != SAME:
+            return self.base
+        return "hints" if self.rollout == TABLE else self.rollout
+
+    def params(self) -> np.ndarray:
+        return POLICY_TYPES[self.own()]().params()      # its other choices (§15.1, §15.8)
+
+
 @dataclass(frozen=True)
-class FlatMC:
+class FlatMC(_Modelled):
     """Flat Monte Carlo: every Secret Plan option is scored by ``rollouts`` rollouts (wins of
     the searching seat), each on a fresh determinization, options in the order of §15.1
     (opponents clockwise); the best score wins, a tie is broken uniformly on the policy
@@ -43,17 +78,16 @@ class FlatMC:
                          lo=1, hi=MAX_ROLLOUTS)
     buys: int = rule(0, "1: search each purchase of the Main phase too (0: buys as hints)",
                      section="issue 21 §2, §15.6", lo=0, hi=1)
+    rollout: str = _rollout()
+    base: str = _base()
     kind: ClassVar[PolicyKind] = PolicyKind.FLATMC
-
-    def params(self) -> np.ndarray:
-        return Scripted().params()              # its other choices: hints (§15.1)
 
     def search_row(self) -> np.ndarray:
         return np.array([float(self.rollouts), 0.0, float(self.buys)])
 
 
 @dataclass(frozen=True)
-class ISMCTS:
+class ISMCTS(_Modelled):
     """Information-set MCTS (single observer, open loop): ``budget`` iterations per Secret
     Plan, each on a fresh determinization (§15.3). The tree holds the searching seat's own
     Secret Plans, and with ``buys=1`` its purchases (§15.6) (children keyed by the option); the other seats, the shuffles and the
@@ -69,10 +103,9 @@ class ISMCTS:
                     lo=0.0, hi=100.0)
     buys: int = rule(0, "1: search each purchase of the Main phase too (0: buys as hints)",
                      section="issue 21 §2, §15.6", lo=0, hi=1)
+    rollout: str = _rollout()
+    base: str = _base()
     kind: ClassVar[PolicyKind] = PolicyKind.ISMCTS
-
-    def params(self) -> np.ndarray:
-        return Scripted().params()
 
     def search_row(self) -> np.ndarray:
         return np.array([float(self.budget), float(self.c), float(self.buys)])
@@ -92,6 +125,36 @@ SEARCH_HELP = {
     "ismcts": _with_params("search (§15): UCT over determinizations of the unseen cards, "
                            "budget rollouts per Secret Plan; other choices as hints", ISMCTS),
 }
+
+
+def rollout_labels(labels) -> list[list[str]]:
+    """For each seat s, the policy label every seat plays in s's rollouts (§15.8): s itself
+    its own policy (``own``), every other seat the ``rollout`` policy, or with ``table`` the
+    policy it has at the table (a search seat: its own scripted policy, never a nested search).
+    A seat that does not search: every seat ``hints`` (unused)."""
+    from vikingsim.core import policies
+
+    specs = [policies.build("raidconquer", POLICY_TYPES, label) for label in labels]
+    table = [spec.own() if isinstance(spec, _Modelled) else label
+             for spec, label in zip(specs, labels)]
+    out = []
+    for s, spec in enumerate(specs):
+        if not isinstance(spec, _Modelled):
+            out.append(["hints"] * len(labels))
+            continue
+        other = table if spec.rollout == TABLE else [spec.rollout] * len(labels)
+        out.append([spec.own() if q == s else other[q] for q in range(len(labels))])
+    return out
+
+
+def rollout_seats(labels, ids, allowed) -> tuple:
+    """(kinds int8[P, P], params float64[P, P, N_PARAMS], forbid bool[P, P, K]): row s is the
+    seats of seat s's rollouts (``rollout_labels``), compiled like a table's seats."""
+    from vikingsim.games.raidconquer.policies import compile_policies, forbidden
+
+    rows = [compile_policies(r) + (forbidden(r, ids, allowed),)
+            for r in rollout_labels(labels)]
+    return tuple(np.stack([r[j] for r in rows]) for j in range(3))
 
 
 def search_rows(labels) -> np.ndarray:
