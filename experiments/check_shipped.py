@@ -43,7 +43,8 @@ HERE = ROOT / "experiments"
 
 #: games per cell for ``experiment FILE --games N`` (default 200; search players fewer).
 SIZES = {"raidboard_search_strength": 10, "raidboard_seats_by_skill": 20,
-         "raidconquer_by_skill": 8, "tevragnarok_slay_by_skill": 8}
+         "raidconquer_by_skill": 8, "tevragnarok_slay_by_skill": 8,
+         "raidconquer_search_model": 8}
 DEFAULT_GAMES = 200
 
 #: the documented commands, made small (README.md "Tournaments and balancing", "Search

@@ -98,13 +98,15 @@ def test_a_rollout_plans_with_the_modelled_policies(policies, seat1, seat3):
     (["ismcts(budget=5, rollout=earl)", "hints", "random"], {}),
     (["flatmc(rollouts=1, rollout=table)", "earl", "random", "raider(forbid=longboat)"],
      {"count_elements": True}),
+    (["ismcts(budget=4, rollout=table)", "random", "earl"], {}),
     (["ismcts(budget=4, rollout=table, base=earl, buys=1)", "flatmc(rollouts=1, rollout=burier)",
       "attacker"], {"play_all_cards": False}),
 ])
 def test_modelled_search_players_match_the_reference_bit_for_bit(policies, options):
     """The compiled players and their plain-Python twins play the same 3 games with
     ``rollout=earl``, ``table`` (a ``random`` seat: its plan drawn again on the policy
-    stream, §15.8; a forbidden card; a search opponent on its base) and ``base``."""
+    stream, §15.8, and random in ISMCTS's tree too; a forbidden card; a search opponent on
+    its base) and ``base``."""
     a = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,
                  options=options)
     b = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,

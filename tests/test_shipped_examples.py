@@ -32,7 +32,8 @@ ELSEWHERE = {
     "raidboard_tournament": "tests/test_tournament_file.py (the file and its command)",
 }
 #: games per cell here: search players few (each cell still plays every seat's policy)
-GAMES = {"raidconquer_by_skill": 1, "tevragnarok_slay_by_skill": 1}
+GAMES = {"raidconquer_by_skill": 1, "tevragnarok_slay_by_skill": 1,
+         "raidconquer_search_model": 1}
 HERE = [f for f in FILES if f not in ELSEWHERE]
 
 

@@ -6,12 +6,15 @@ raidconquer §15.
 A search player searches the **Secret Plan** (§6.2): Defend, Lone Raid, Raid Party or Attack
 one opponent; with ``buys=1`` also each purchase of its Main phase (§7.4, §15.6: one card at
 a time, or stop). Its other choices (abilities, buys unless ``buys=1``, Defend, invitations)
-are the ``hints`` policy's (§12.4), made by the kernel's own code. It looks ahead with the forward
+are its own scripted policy's (``base``, DEFAULT the ``rollout`` policy, hints; §12.4, §15.8),
+made by the kernel's own code. It looks ahead with the forward
 model (``forward.py``): a **determinization** (§15.3) redeals what the seat cannot see (the
 other seats' hands and decks, its own deck order, the Viking deck, the Treasure pile under
 its top card, the Raid deck) on the policy stream; a **rollout** plays the game on to its
-end with every seat on ``hints``, its shuffles drawn on the policy stream, and scores 1 when
-the searching seat wins (0 for a loss or a truncated game).
+end with every seat on the policy the searcher models it with (``rollout``: DEFAULT ``hints``;
+a scripted policy name; or ``table``, each other seat's own policy, an oracle model, §15.8),
+the searcher itself on its own policy, its shuffles drawn on the policy stream, and scores 1
+when the searching seat wins (0 for a loss or a truncated game).
 """
 from __future__ import annotations
 
@@ -91,7 +94,7 @@ class ISMCTS(_Modelled):
     """Information-set MCTS (single observer, open loop): ``budget`` iterations per Secret
     Plan, each on a fresh determinization (§15.3). The tree holds the searching seat's own
     Secret Plans, and with ``buys=1`` its purchases (§15.6) (children keyed by the option); the other seats, the shuffles and the
-    searcher's other choices are the environment, played by ``hints``. Selection: UCB1 with
+    searcher's other choices are the environment, played by the modelled policies (§15.8). Selection: UCB1 with
     availability counts, ``wins/visits + c*sqrt(ln(available)/visits)``, equals drawn on the
     policy stream, an untried option first (in the order of §15.1); one node expanded per
     iteration, then a rollout. The most visited root option is played, a tie broken uniformly on the
@@ -120,10 +123,12 @@ def _with_params(text: str, cls) -> str:
 SEARCH_TYPES = {"flatmc": FlatMC, "ismcts": ISMCTS}
 SEARCH_HELP = {
     "flatmc": _with_params("search (§15): each Secret Plan option scored by rollouts with "
-                           "hints, unseen cards redealt on the policy stream; other choices "
-                           "as hints", FlatMC),
+                           "the rollout policy (every other seat; table = their own, §15.8), "
+                           "unseen cards redealt on the policy stream; other choices as base",
+                           FlatMC),
     "ismcts": _with_params("search (§15): UCT over determinizations of the unseen cards, "
-                           "budget rollouts per Secret Plan; other choices as hints", ISMCTS),
+                           "budget rollouts per Secret Plan (rollout, base as flatmc, §15.8); "
+                           "other choices as base", ISMCTS),
 }
 
 
