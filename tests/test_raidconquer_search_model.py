@@ -12,6 +12,8 @@ from vikingsim.core.runner import simulate
 from vikingsim.games.raidconquer import forward, kernel, reference_search, search
 from vikingsim.games.raidconquer.policies import Earl, Hints, PolicyKind, Raider
 from tests.test_raidconquer_search import BERSERKER, EMPTY, _gen, _position, _setup
+from tests.test_raidconquer_search import \
+    test_search_players_match_the_reference_bit_for_bit as same_games
 
 ATTACK, DEFEND = kernel.ATTACK, kernel.DEFEND
 
@@ -107,9 +109,4 @@ def test_modelled_search_players_match_the_reference_bit_for_bit(policies, optio
     ``rollout=earl``, ``table`` (a ``random`` seat: its plan drawn again on the policy
     stream, §15.8, and random in ISMCTS's tree too; a forbidden card; a search opponent on
     its base) and ``base``."""
-    a = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,
-                 options=options)
-    b = simulate("raidconquer", 3, seed=5, players=len(policies), policies=policies,
-                 options=options, reference=True)
-    for key in a.out:
-        np.testing.assert_array_equal(a.out[key], b.out[key], err_msg=key)
+    same_games(policies, options)
