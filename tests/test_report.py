@@ -125,6 +125,14 @@ def grid_study(study_run):
     return study_run(GRID)                  # read only: reports are written elsewhere
 
 
+@pytest.fixture(scope="module")
+def grid_page(study_run, tmp_path_factory) -> str:
+    """The text of GRID's page, rendered once for the three tests that only read it (each
+    render about 1.5 s of figures); a test that edits it writes its own copy."""
+    out = tmp_path_factory.mktemp("grid_page") / "grid.html"
+    return read(report.write_report(study_run(GRID), out)[0])
+
+
 def read(path) -> str:
     return path.read_text(encoding="utf-8")
 
@@ -484,9 +492,8 @@ def test_unfinished_and_decided_cells_are_said(seats):
 
 
 # ---- figures for 0, 1, 2 and 3 knobs ------------------------------------------------------------
-def test_two_knob_grid_has_heatmaps_and_provenance(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "grid.html")
-    page = read(path)
+def test_two_knob_grid_has_heatmaps_and_provenance(grid_study, grid_page):
+    page = grid_page
     assert "heatmaps: points above or below the fair share" in page
     assert "Mean game length (rounds) over the grid" in page
     m = json.loads((grid_study / "study.json").read_text())
@@ -719,9 +726,8 @@ def test_missing_folder_file_and_not_a_study(battle, tmp_path, capsys):
 
 
 # ---- the page in a browser ---------------------------------------------------------------------
-def test_page_is_self_contained(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "page.html")
-    page = read(path)
+def test_page_is_self_contained(grid_page):
+    page = grid_page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|file:)""", page)
     assert "<link" not in page and "@import" not in page and "url(" not in page
     srcs = images(page)
@@ -744,9 +750,8 @@ def _chromium(args: list[str], timeout: float = 90) -> subprocess.CompletedProce
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
-def test_page_renders_with_its_figures_in_chromium(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "page.html")
-    page = read(path)
+def test_page_renders_with_its_figures_in_chromium(grid_page, tmp_path):
+    path, page = tmp_path / "page.html", grid_page
     n = len(images(page))
     # control: one more image, a PNG cut after its signature and header, must be caught
     cut = base64.b64encode(base64.b64decode(images(page)[0].split(",", 1)[1])[:60]).decode()
