@@ -65,8 +65,9 @@ _SEARCH_SEAT = "flatmc(rollouts=1)"
 #: signatures as any battle, 9 s of compiling and no solving), which the battle878, bench,
 #: experiment and importance tests and the 878 notebook's kernel all reach; a cold cache
 #: used to compile them in whichever worker (or notebook kernel) got there first, in both
-#: when two got there at once. With these, the warm-up compiles every kernel signature the
-#: whole suite uses (numba's cache indexes after a full run list no other).
+#: when two got there at once. Not warmed: the kernel pieces a forced-dice or forward-model
+#: test calls directly (31 functions after a full run, e.g. ``_resolve_hit``,
+#: ``forward.decode``), each compiled by the one file that calls it.
 _SOLVERS = ("odds", "optimal")
 _SOLVER_OPTIONS = {("battle878", "optimal"): [{"runes_prayer": True, "norsemen": 1,
                                               "berserkers": 0, "housecarls": 0, "thegns": 1}]}
