@@ -14,7 +14,8 @@ once. ``_shared_warm_up`` plays one throw-away game of every game's default and 
 configurations at the start of each worker, one configuration at a time under a lock file:
 a worker skips a configuration the other is compiling, compiles another, and comes back to
 load the first from numba's cache; then one game with a search seat for every game that has
-search players (their own kernels, compiled once, not by both workers at once). A plain
+search players (their own kernels, compiled once, not by both workers at once), then one call
+of every exact solver (878's are compiled kernels too). A plain
 ``pytest`` run (no xdist) skips this, so running one file compiles only the kernels that
 file uses.
 """
@@ -58,12 +59,25 @@ def cli():
 #: keeps that game short. Without this, the two workers compiled them side by side whenever
 #: both reached a search test at once (Ragnarok's: 9 minutes of wall time under load).
 _SEARCH_SEAT = "flatmc(rollouts=1)"
+#: The exact solvers (``GameSpec.odds`` and ``.optimal``) are warmed too, on the defaults and
+#: on the configurations below: 878's are compiled kernels (``exact.py``, and with Runes and
+#: Prayer the DP of ``optimal_rp.py``, here on its docstring's smallest battle: the same
+#: signatures as any battle, 9 s of compiling and no solving), which the battle878, bench,
+#: experiment and importance tests and the 878 notebook's kernel all reach; a cold cache
+#: used to compile them in whichever worker (or notebook kernel) got there first, in both
+#: when two got there at once. Not warmed: the kernel pieces a forced-dice or forward-model
+#: test calls directly (31 functions after a full run, e.g. ``_resolve_hit``,
+#: ``forward.decode``), each compiled by the one file that calls it.
+_SOLVERS = ("odds", "optimal")
+_SOLVER_OPTIONS = {("battle878", "optimal"): [{"runes_prayer": True, "norsemen": 1,
+                                              "berserkers": 0, "housecarls": 0, "thegns": 1}]}
 
 
 def _warm_configs():
-    """(game, options, policies) of every registered game's default and bench configurations
-    (policies None: the defaults), each once (a bench configuration may be the default, as
-    raidconquer's ``{}``), then one game with a search seat for every game that has one."""
+    """(game, options, what) of every registered game's default and bench configurations
+    (what None: the default policies), each once (a bench configuration may be the default,
+    as raidconquer's ``{}``), then one game with a search seat for every game that has one
+    (what: that seat's policies), then every exact solver (what: ``odds`` or ``optimal``)."""
     from vikingsim.games import get, names
 
     out = []
@@ -74,36 +88,43 @@ def _warm_configs():
     for g in names():
         if "flatmc" in get(g).policy_types:
             out.append((g, {}, _SEARCH_SEAT))
+    for g in names():
+        for solver in _SOLVERS:
+            if getattr(get(g), solver, None) is not None:
+                out += [(g, c, solver) for c in [{}, *_SOLVER_OPTIONS.get((g, solver), [])]]
     return out
 
 
-def _warm(game: str, options: dict, policies: str | None = None) -> None:
-    """One throw-away game (the warm-up streams, never a run's): compiles or loads the kernel."""
+def _warm(game: str, options: dict, what: str | None = None) -> None:
+    """One throw-away game (the warm-up streams, never a run's) with policies ``what``, or
+    one call of the exact solver ``what``: compiles or loads its kernels."""
     from vikingsim.core.options import resolve
     from vikingsim.core.runner import play_throwaway, resolve_policies
     from vikingsim.games import get
 
     spec = get(game)
-    setup = spec.setup(resolve(spec.name, spec.options, options),
-                       *resolve_policies(spec, policies, None))
-    play_throwaway(spec, setup)
+    opts = resolve(spec.name, spec.options, options)
+    if what in _SOLVERS:
+        getattr(spec, what)(opts)
+        return
+    play_throwaway(spec, spec.setup(opts, *resolve_policies(spec, what, None)))
 
 
-def _lock_path(game: str, options: dict, policies: str | None = None) -> Path:
-    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}|{policies}"
+def _lock_path(game: str, options: dict, what: str | None = None) -> Path:
+    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}|{what}"
     return Path(tempfile.gettempdir()) / f"vikingsim-warm-{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"
 
 
-def _warm_under_lock(game: str, options: dict, policies: str | None, block: bool) -> bool:
-    """Warm (game, options, policies) holding its lock file; False when another worker holds
-    it and ``block`` is False. A failing warm-up is left for the tests to report."""
-    with open(_lock_path(game, options, policies), "w") as f:
+def _warm_under_lock(game: str, options: dict, what: str | None, block: bool) -> bool:
+    """Warm (game, options, what) holding its lock file; False when another worker holds it
+    and ``block`` is False. A failing warm-up is left for the tests to report."""
+    with open(_lock_path(game, options, what), "w") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             return False
         try:
-            _warm(game, options, policies)
+            _warm(game, options, what)
         except Exception:                  # the game's own tests say what is wrong
             pass
         finally:
@@ -122,6 +143,20 @@ def _shared_warm_up():
         if len(left) == len(pending):      # all held by the other worker: wait for one
             _warm_under_lock(*left.pop(0), block=True)
         pending = left
+
+
+def pytest_configure(config):
+    """``pytest -n 2`` (the README's command) schedules by work stealing: each worker starts on
+    one contiguous half of the suite (a module's tests stay together, so a module-scoped
+    fixture is built once, not once per worker) and a worker that runs dry takes half of what
+    the other has left, so the run does not end on one worker while the other idles. An
+    explicit ``--dist`` is kept; without xdist (``-p no:xdist``) this does nothing."""
+    opt = config.option
+    explicit = any(a == "--dist" or a.startswith("--dist=")
+                   for a in config.invocation_params.args)
+    if getattr(opt, "dist", "no") == "load" and not getattr(opt, "distload", False) \
+            and not explicit:
+        opt.dist = "worksteal"
 
 
 # ---- real study runs, once per session ---------------------------------------------------------

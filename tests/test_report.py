@@ -125,6 +125,14 @@ def grid_study(study_run):
     return study_run(GRID)                  # read only: reports are written elsewhere
 
 
+@pytest.fixture(scope="module")
+def grid_page(study_run, tmp_path_factory) -> str:
+    """The text of GRID's page, rendered once for the three tests that only read it (each
+    render about 1.5 s of figures); a test that edits it writes its own copy."""
+    out = tmp_path_factory.mktemp("grid_page") / "grid.html"
+    return read(report.write_report(study_run(GRID), out)[0])
+
+
 def read(path) -> str:
     return path.read_text(encoding="utf-8")
 
@@ -484,9 +492,8 @@ def test_unfinished_and_decided_cells_are_said(seats):
 
 
 # ---- figures for 0, 1, 2 and 3 knobs ------------------------------------------------------------
-def test_two_knob_grid_has_heatmaps_and_provenance(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "grid.html")
-    page = read(path)
+def test_two_knob_grid_has_heatmaps_and_provenance(grid_study, grid_page):
+    page = grid_page
     assert "heatmaps: points above or below the fair share" in page
     assert "Mean game length (rounds) over the grid" in page
     m = json.loads((grid_study / "study.json").read_text())
@@ -719,9 +726,8 @@ def test_missing_folder_file_and_not_a_study(battle, tmp_path, capsys):
 
 
 # ---- the page in a browser ---------------------------------------------------------------------
-def test_page_is_self_contained(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "page.html")
-    page = read(path)
+def test_page_is_self_contained(grid_page):
+    page = grid_page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|file:)""", page)
     assert "<link" not in page and "@import" not in page and "url(" not in page
     srcs = images(page)
@@ -744,9 +750,8 @@ def _chromium(args: list[str], timeout: float = 90) -> subprocess.CompletedProce
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
-def test_page_renders_with_its_figures_in_chromium(grid_study, tmp_path):
-    path, _ = report.write_report(grid_study, tmp_path / "page.html")
-    page = read(path)
+def test_page_renders_with_its_figures_in_chromium(grid_page, tmp_path):
+    path, page = tmp_path / "page.html", grid_page
     n = len(images(page))
     # control: one more image, a PNG cut after its signature and header, must be caught
     cut = base64.b64encode(base64.b64decode(images(page)[0].split(",", 1)[1])[:60]).decode()
@@ -832,6 +837,16 @@ def seats_run(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="module")
+def seats_page(seats_run, tmp_path_factory):
+    """(page file, findings) of ``seats_run``'s report, rendered once for the tests that
+    only read it (each render costs about 2.5 s of figures); the findings as a tuple, read
+    only."""
+    path, words = report.write_report(seats_run, tmp_path_factory.mktemp("seats_page")
+                                      / "seats.html")
+    return path, tuple(words)
+
+
 def _dom(page_path, tmp_path, width=1200) -> str:
     p = _chromium([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                    "--disable-background-networking", "--disable-extensions", "--disable-sync",
@@ -843,22 +858,22 @@ def _dom(page_path, tmp_path, width=1200) -> str:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
-def test_every_figure_text_is_at_least_11_px_as_shown(seats_run, tiny_run, tmp_path):
+def test_every_figure_text_is_at_least_11_px_as_shown(seats_page, tiny_run, tmp_path):
     """In a 1200 px wide window, each figure's smallest text (heatmap numbers, ticks,
     legends) times the scale the browser shows the PNG at is at least 11 px."""
-    for folder in (seats_run, tiny_run):
-        path, _ = report.write_report(folder, tmp_path / f"{folder.name}.html")
+    tiny, _ = report.write_report(tiny_run, tmp_path / f"{tiny_run.name}.html")
+    for path in (seats_page[0], tiny):
         dom = _dom(path, tmp_path)
         shown = re.findall(r'<img[^>]*data-min-font-px="([\d.]+)"[^>]*data-scale="([\d.]+)"'
                            r'|<img[^>]*data-scale="([\d.]+)"[^>]*data-min-font-px="([\d.]+)"',
                            dom)
         sizes = [float(a or d) * float(b or c) for a, b, c, d in shown]
         assert len(sizes) == len(images(read(path))) >= 2, dom[:300]
-        assert min(sizes) >= 11, (folder.name, sizes)
+        assert min(sizes) >= 11, (path.name, sizes)
 
 
-def test_the_page_opens_with_the_answer_in_plain_words(seats_run, tmp_path):
-    path, words = report.write_report(seats_run, tmp_path / "seats.html")
+def test_the_page_opens_with_the_answer_in_plain_words(seats_page):
+    path, words = seats_page
     page = read(path)
     body = page[page.index("<body>"):]
     assert body.index("<h2>In short</h2>") < body.index("<h2>Findings</h2>") \
@@ -886,11 +901,11 @@ def _p(text: str) -> float:
     return 0.0 if text == "p &lt; 0.0001" else float(text.split("= ")[1])
 
 
-def test_a_difference_is_a_finding_only_beyond_noise_after_holm(seats_run, tmp_path):
+def test_a_difference_is_a_finding_only_beyond_noise_after_holm(seats_run, seats_page):
     """Every "beyond noise" margin has a Holm-adjusted p below 5% and a Holm-corrected
     interval that excludes zero, every other one not; each equal-chances decision follows
     the Holm-adjusted p shown; the findings name no within-noise margin as a difference."""
-    path, words = report.write_report(seats_run, tmp_path / "seats.html")
+    path, words = seats_page
     page = read(path)
     rows = _table_after(page, "Win rate by seat with 95% Wilson intervals")
     assert len(rows) == 40
@@ -961,8 +976,8 @@ def test_every_cell_has_its_game_length_and_no_legend_covers_data(seats_run, tmp
             assert not leg.get_window_extent().overlaps(box)
 
 
-def test_an_outcome_every_game_had_is_one_sentence_not_a_table(seats_run, tmp_path):
-    page = read(report.write_report(seats_run, tmp_path / "seats.html")[0])
+def test_an_outcome_every_game_had_is_one_sentence_not_a_table(seats_page):
+    page = read(seats_page[0])
     section = page[page.index("<h2>Outcomes</h2>"):page.index("<h2>Game length</h2>")]
     assert "<table>" not in section and "100.0%" not in section
     assert "Every game of every cell ended in win (30,000 games)." in section

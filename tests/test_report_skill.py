@@ -169,9 +169,15 @@ def test_a_focus_seat_whose_answer_changes_with_skill(study_run, way):
     assert f"{int(reject.sum())} of 5 answers change" in short
 
 
-def test_the_page_has_the_section_with_a_column_per_level(study_run, tmp_path):
-    path, _ = report.write_report(study_run(FOCUS), tmp_path / "page.html")
-    page = read(path)
+@pytest.fixture(scope="module")
+def focus_page(study_run, tmp_path_factory):
+    """The FOCUS study's page, rendered once for the two tests that only read it."""
+    out = tmp_path_factory.mktemp("focus") / "page.html"
+    return report.write_report(study_run(FOCUS), out)[0]
+
+
+def test_the_page_has_the_section_with_a_column_per_level(study_run, focus_page, tmp_path):
+    page = read(focus_page)
     sec = page[page.index("<h2>By skill</h2>"):]
     sec = sec[:sec.index("</section>")]
     head = re.findall(r"<th>([^<]*)</th>", sec)
@@ -187,8 +193,8 @@ def test_the_page_has_the_section_with_a_column_per_level(study_run, tmp_path):
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
-def test_the_page_renders_with_the_skill_figure_in_chromium(study_run, tmp_path):
-    path, _ = report.write_report(study_run(FOCUS), tmp_path / "page.html")
+def test_the_page_renders_with_the_skill_figure_in_chromium(focus_page, tmp_path):
+    path = focus_page
     n = len(images(read(path)))
     p = _chromium([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                    "--disable-background-networking", "--disable-extensions", "--disable-sync",

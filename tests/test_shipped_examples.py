@@ -31,9 +31,12 @@ ELSEWHERE = {
     "raidboard_search_strength": "tests/test_report_skill.py (run, report tables)",
     "raidboard_tournament": "tests/test_tournament_file.py (the file and its command)",
 }
-#: games per cell here: search players few (each cell still plays every seat's policy)
+#: games per cell here: search players few (each cell still plays every seat's policy, and
+#: the run-and-report check needs no win rate: 40 games of the search-strength files cost
+#: 14-19 s each, 2 games under 2 s)
 GAMES = {"raidconquer_by_skill": 1, "tevragnarok_slay_by_skill": 1,
-         "raidconquer_search_model": 1}
+         "raidconquer_search_model": 1, "raidconquer_search_strength": 2,
+         "tevragnarok_search_strength": 2, "tevragnarok_search_strength_2p": 2}
 HERE = [f for f in FILES if f not in ELSEWHERE]
 
 
