@@ -275,6 +275,29 @@ def test_guarantees_are_maximin():
         assert RP.solve_rp(spec, fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
 
 
+#: the Runes and Prayer battles the project ships (this file's, the bit-for-bit ones, the
+#: Runes and Prayer notebook's SMALL_ARMY); the default army (6 N + 2 B v 3 H + 4 T) is left to
+#: docs/benchmarks.md (minutes of CPU per solve)
+SHIPPED_RP = [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
+              {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3},
+              {"norsemen": 4, "berserkers": 2, "housecarls": 2, "thegns": 3, "runes_prayer": True}]
+
+
+@pytest.mark.parametrize("opts", SHIPPED_RP, ids=range(len(SHIPPED_RP)))
+def test_ragnarok_node_never_lowers_the_viking_guarantee(opts):
+    """878 §5.2: the Ragnarök node is one more option of the Vikings, so the Viking guarantee
+    with it is at least the one with the node switched off (``rp_spec(..., ragnarok=False)``)
+    and the English guarantee at most."""
+    r = rules_from_options(opts)
+    got = {}
+    for rag in (False, True):
+        spec = RP.rp_spec(r, rag)
+        V = RP.solve_rp(spec)[0]
+        got[rag] = V[(slice(None), *RP.start_index(spec))]
+    assert got[True][0] >= got[False][0] - 1e-12
+    assert got[True][1] <= got[False][1] + 1e-12
+
+
 @pytest.mark.parametrize("code", [RP.SPEND_SCRIPTED, 0, 1, RP.SPEND_GP])
 def test_english_spending_is_a_maximin_choice(code):
     """878 §5.2: the English Convert / God's Peace choice. Fixing the English spending to one
