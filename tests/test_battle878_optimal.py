@@ -268,6 +268,8 @@ def test_guarantees_are_maximin():
         Vf = RP.solve_rp(spec, fixed)[0]
         assert Vf[(0, *i)] <= V[(0, *i)] + 1e-12
         assert Vf[(1, *i)] >= V[(1, *i)] - 1e-12   # Ragnarök is the Vikings' (min) in game 1
+        if buy:      # the node is live: Runes thrown back to the pool cost the Vikings Omens
+            assert Vf[(0, *i)] < V[(0, *i)] - 1e-6     # (by ~1e-5 here)
     # rolling Runes/Prayer is a real decision here: "never" and "always" both do worse
     for k in (0, 2):
         fixed = _full(D, -1)
