@@ -9,18 +9,21 @@
 - at every roll, once its Runes/Prayer dice have landed, the English spending (SEED §4.4: all
   Conversions lie on the English card): God's Peace now, or Convert ``q`` times (0 .. what is
   affordable); not taking God's Peace keeps it for a later roll. The English see the cards and
-  the units, not that roll's battle dice (a decision on the dice would need them in the state).
+  the units, not that roll's battle dice (a decision on the dice would need them in the state);
+- at the start of every Viking roll, before its ``k`` (one choice of the pair), whether the
+  Vikings buy Ragnarök (SEED §4.3: its Runes back to the pool, once per battle; it changes no
+  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off.
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
 Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök, Defend
-the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
+non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök at any
+other point, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
-state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, side)``: units, the cards
-(Runes on the Viking card, Viking Conversions, Faith and English Conversions on the Prayer
-card; pools are what is left), the Berserker first-hit rule pending (878 §4.6) and whose roll
-it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
+state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, rag, side)``: units, the
+cards (Runes on the Viking card, Viking Conversions, Faith and English Conversions on the
+Prayer card; pools are what is left), the Berserker first-hit rule pending (878 §4.6),
+Ragnarök bought and whose roll it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
 only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n`` the outermost
 index every roll that changes a unit leads to a block solved before; inside a block of equal
 units (card changes only) the game is solved by value iteration to 1e-15.
