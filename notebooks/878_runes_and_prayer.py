@@ -337,11 +337,12 @@ these, not among all strategies); P(Vikings win) as the zero-sum payoff.
 # `vikingsim odds battle878 --optimal` solves the battle exactly (issue 21 §3;
 # `vikingsim/games/battle878/optimal_rp.py`): two zero-sum games, one per side, each solved by
 # backward induction. **What is optimised**: at every roll, how many factions of the rolling
-# side roll a Runes or Prayer die (SEED §4.1), and, once those dice have landed, whether the
-# English take God's Peace now and how many times they Convert (SEED §4.4). **What is
-# scripted** (the same in the solver and in policy `optimal`): Omens of Victory on the type
-# with most non-Hits while Runes last, no Battle Rage, Ragnarök, Defend the Faith or retreat
-# (why: docs/rules/battle878.md §5.2). So the guarantees are exact *within that decision set*:
+# side roll a Runes or Prayer die (SEED §4.1), whether the Vikings buy Ragnarök at the start of
+# their roll (SEED §4.3), and, once those dice have landed,
+# whether the English take God's Peace now and how many times they Convert (SEED §4.4). **What
+# is scripted** (the same in the solver and in policy `optimal`): Omens of Victory on the type
+# with most non-Hits while Runes last, no Battle Rage, Defend the Faith, retreat or Ragnarök at
+# any other point (why: docs/rules/battle878.md §5.2). So the guarantees are exact *within that decision set*:
 # a scripted policy that uses an effect `optimal` never buys (Battle Rage, Defend the Faith)
 # can beat them. The solver's
 # tables grow fast with the armies, so this section uses a smaller battle than the sections

@@ -201,13 +201,14 @@ N_MC = 200_000   # SE of a win rate near 0.7: 0.0010, so 4 SE = 0.4 pp
 
 def _solved(opts):
     spec = RP.rp_spec(rules_from_options(opts))
-    V, D, E = RP.solve_rp(spec)
-    return spec, V, D, E
+    V, D, E, G = RP.solve_rp(spec)
+    return spec, V, D, E, G
 
 
-def _full(D, code):
-    """A ``fixed`` / ``fixed_spend`` array (2 sides, n, ..., pend) filled with ``code``."""
-    return np.full((2,) + D.shape[1:-1], code, np.int8)
+def _full(D, code, rows=2):
+    """A ``fixed`` / ``fixed_spend`` array (rows, n, ..., pend, rag) filled with ``code``
+    (``fixed``: rows 0-1 the dice count of side 0 / 1, row 2 the Viking Ragnarök choice)."""
+    return np.full((rows,) + D.shape[1:-1], code, np.int8)
 
 
 def _p_success(summary, game):
@@ -230,7 +231,7 @@ def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
     each) and the Reserve Pile is empty; its P(success) must match greedy v greedy MC
     (n = 200,000: SE 0.1 pp, 4 SE tolerance)."""
     opts = SCRIPTED_OK
-    spec, V, D, E = _solved(opts)
+    spec, V, D, E, G = _solved(opts)
     Vf = RP.solve_rp(spec, _full(D, 2), _full(D, RP.SPEND_SCRIPTED))[0]
     s = simulate(GAME, N_MC, seed=21, options=opts, policies=["greedy", "greedy"],
                  threads=2).summary
@@ -244,24 +245,59 @@ def test_guarantees_are_maximin():
     """Vikings' guarantee: no fixed Viking choice does better against the English best
     response, and their own table does no worse against any fixed English choice; same for
     the English. (Evaluations with one side fixed, the other optimised by the DP.)"""
-    spec, V, D, E = _solved(RP_ARMY)
+    spec, V, D, E, G = _solved(RP_ARMY)
     i = RP.start_index(spec)
-    own = RP.decision_table(D, E)
+    own = RP.decision_table(D, E, G)
     free = RP.SPEND_FREE
     for g in (0, 1):
         for k in (0, 1, 2):
             fixed = _full(D, -1)
             fixed[g] = k                               # side g plays k always
             assert RP.solve_rp(spec, fixed)[0][(g, *i)] <= V[(g, *i)] + 1e-12
-            fixed = _full(D, k)
+            fixed = _full(D, k, 3)
             fixed[g] = own[g]                          # side g plays its table
-            spend = _full(D, free) if g == 0 else own[2:]   # the English table: spending too
+            # the Vikings' table: Ragnarök too; the English one: spending too (and the
+            # Viking Ragnarök is then the minimiser's, free)
+            fixed[2] = own[4] if g == 0 else -1
+            spend = _full(D, free) if g == 0 else own[2:4]
             assert RP.solve_rp(spec, fixed, spend)[0][(g, *i)] >= V[(g, *i)] - 1e-12
+    # Ragnarök (878 §5.2) is maximin too: never and always-when-affordable at most V
+    for buy in (0, 1):
+        fixed = _full(D, -1, 3)
+        fixed[2] = buy
+        Vf = RP.solve_rp(spec, fixed)[0]
+        assert Vf[(0, *i)] <= V[(0, *i)] + 1e-12
+        assert Vf[(1, *i)] >= V[(1, *i)] - 1e-12   # Ragnarök is the Vikings' (min) in game 1
+        if buy:      # the node is live: Runes thrown back to the pool cost the Vikings Omens
+            assert Vf[(0, *i)] < V[(0, *i)] - 1e-6     # (by ~1e-5 here)
     # rolling Runes/Prayer is a real decision here: "never" and "always" both do worse
     for k in (0, 2):
         fixed = _full(D, -1)
         fixed[0] = k
         assert RP.solve_rp(spec, fixed)[0][(0, *i)] < V[(0, *i)] - 1e-4
+
+
+#: the Runes and Prayer battles the project ships (this file's, the bit-for-bit ones, the
+#: Runes and Prayer notebook's SMALL_ARMY); the default army (6 N + 2 B v 3 H + 4 T) is left to
+#: docs/benchmarks.md (minutes of CPU per solve)
+SHIPPED_RP = [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
+              {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3},
+              {"norsemen": 4, "berserkers": 2, "housecarls": 2, "thegns": 3, "runes_prayer": True}]
+
+
+@pytest.mark.parametrize("opts", SHIPPED_RP, ids=range(len(SHIPPED_RP)))
+def test_ragnarok_node_never_lowers_the_viking_guarantee(opts):
+    """878 §5.2: the Ragnarök node is one more option of the Vikings, so the Viking guarantee
+    with it is at least the one with the node switched off (``rp_spec(..., ragnarok=False)``)
+    and the English guarantee at most."""
+    r = rules_from_options(opts)
+    got = {}
+    for rag in (False, True):
+        spec = RP.rp_spec(r, rag)
+        V = RP.solve_rp(spec)[0]
+        got[rag] = V[(slice(None), *RP.start_index(spec))]
+    assert got[True][0] >= got[False][0] - 1e-12
+    assert got[True][1] <= got[False][1] + 1e-12
 
 
 @pytest.mark.parametrize("code", [RP.SPEND_SCRIPTED, 0, 1, RP.SPEND_GP])
@@ -272,7 +308,7 @@ def test_english_spending_is_a_maximin_choice(code):
     value is at most the English guarantee, and the Viking game's at least the Viking
     guarantee; the old scripted rule is strictly worse for the English here (the choice is a
     real one: the guarantees moved)."""
-    spec, V, D, E = _solved(RP_ARMY)
+    spec, V, D, E, G = _solved(RP_ARMY)
     i = RP.start_index(spec)
     Vf = RP.solve_rp(spec, None, _full(D, code))[0]
     assert Vf[(1, *i)] <= V[(1, *i)] + 1e-12
@@ -282,20 +318,27 @@ def test_english_spending_is_a_maximin_choice(code):
         assert Vf[(0, *i)] > V[(0, *i)] + 1e-3
 
 
-def test_guarantee_holds_against_every_scripted_policy_of_the_other_side():
+@pytest.mark.parametrize("opts", [SCRIPTED_OK, {**SCRIPTED_OK, "runes_dice": 3}],
+                         ids=["no_ragnarok", "ragnarok"])
+def test_guarantee_holds_against_every_scripted_policy_of_the_other_side(opts):
     """Each side's own table against never, greedy and the other side's own optimal table
-    (exact policy evaluation): its success is at least its guarantee. Ragnarök, Defend the
-    Faith and Battle Rage unaffordable (SCRIPTED_OK), so those policies are inside the model."""
-    spec, V, D, E = _solved(SCRIPTED_OK)
+    (exact policy evaluation): its success is at least its guarantee. Defend the Faith and
+    Battle Rage unaffordable (SCRIPTED_OK). With 2 Runes dice Ragnarök is unaffordable and
+    greedy is inside the model; with 3 it is affordable and the Vikings are also played as
+    "greedy dice, Ragnarök at the start of every Viking roll that affords it" (row 2 = 1; the
+    DP's Ragnarök node, 878 §5.2) and as never buying it, each against the English table."""
+    spec, V, D, E, G = _solved(opts)
     i = RP.start_index(spec)
-    own = RP.decision_table(D, E)
-    others = {"never": (0, 0), "greedy": (2, RP.SPEND_SCRIPTED), "optimal": None}
+    own = RP.decision_table(D, E, G)
+    others = {"never": (0, 0, 0), "greedy": (2, RP.SPEND_SCRIPTED, 0), "optimal": None,
+              "ragnarok_first": (2, RP.SPEND_SCRIPTED, 1)}
     for g in (0, 1):
         for name, other in others.items():
-            fixed = _full(D, 0)
+            fixed = _full(D, 0, 3)
             fixed[g] = own[g]
             fixed[1 - g] = own[1 - g] if other is None else other[0]
-            spend = own[2:].copy() if (g == 1 or other is None) else _full(D, other[1])
+            fixed[2] = own[4] if (g == 0 or other is None) else other[2]
+            spend = own[2:4].copy() if (g == 1 or other is None) else _full(D, other[1])
             Vf = RP.solve_rp(spec, fixed, spend)[0]
             assert Vf[(g, *i)] >= V[(g, *i)] - 1e-12, (g, name)
 
@@ -305,13 +348,13 @@ def test_optimal_vikings_against_greedy_english_simulated_matches_the_dp():
     greedy (English) inside the model (SCRIPTED_OK); P(Viking success) from the DP's policy
     evaluation within 4 SE (n = 200,000: SE 0.1 pp); the English optimal against greedy
     Vikings likewise."""
-    spec, V, D, E = _solved(SCRIPTED_OK)
+    spec, V, D, E, G = _solved(SCRIPTED_OK)
     i = RP.start_index(spec)
-    own = RP.decision_table(D, E)
+    own = RP.decision_table(D, E, G)
     for g, pols in ((0, ["optimal", "greedy"]), (1, ["greedy", "optimal"])):
         fixed = _full(D, 2)
         fixed[g] = own[g]
-        spend = own[2:] if g == 1 else _full(D, RP.SPEND_SCRIPTED)
+        spend = own[2:4] if g == 1 else _full(D, RP.SPEND_SCRIPTED)
         want = RP.solve_rp(spec, fixed, spend)[0][(g, *i)]
         s = simulate(GAME, N_MC, seed=31 + g, options=SCRIPTED_OK, policies=pols,
                      threads=2).summary
@@ -361,23 +404,31 @@ def _d(*faces):
 KP = plain_module("vikingsim.games.battle878.kernel")
 
 
-def _forced(engine, table_entries, dice):
-    """1 Norseman v 1 Thegn with Runes and Prayer, policy optimal on both seats, its table
-    replaced by zeros except ``table_entries`` (index -> k): the table is what is read."""
-    opts = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1, "runes_prayer": True}
+def _forced_effects(engine, opts, table_entries, dice):
+    """Policy optimal on both seats of battle ``opts``, its table replaced by zeros except
+    ``table_entries`` (index -> value; English spending scripted unless an entry says):
+    (outcome, effect counts) of one battle on the forced ``dice``."""
     setup = make_setup(opts, ["optimal", "optimal"])
     table = np.zeros_like(setup.table)
-    table[2:] = RP.SPEND_SCRIPTED          # English spending as before unless an entry says
+    table[2:4] = RP.SPEND_SCRIPTED
     for idx, k in table_entries.items():
         table[idx] = k
     setup = replace(setup, table=table)
     if engine == "reference":
         b = Battle(setup.rules, setup.policies, _Script(dice), _Script([]), table=table)
-        return b.run(), b.effects["convert"], b.effects["runes_rolled"]
+        return b.run(), dict(b.effects)
     out = allocate(setup, 1)
     KP._play_block(*_args(setup), 0, 1, _Script(dice), _Script([]), _outs(out))
     eff = {n: int(out["effects"][0, j]) for j, n in enumerate(KP.EFFECT_NAMES)}
-    return Outcome(int(out["outcome"][0])), eff["convert"], eff["runes_rolled"]
+    return Outcome(int(out["outcome"][0])), eff
+
+
+def _forced(engine, table_entries, dice):
+    """1 Norseman v 1 Thegn with Runes and Prayer (``_forced_effects``): (outcome, Converts,
+    Runes dice rolled)."""
+    opts = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 1, "runes_prayer": True}
+    o, eff = _forced_effects(engine, opts, table_entries, dice)
+    return o, eff["convert"], eff["runes_rolled"]
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernel"])
@@ -388,8 +439,8 @@ def test_forced_dice_the_table_decides_who_rolls(engine):
     die: 5 (Conversion), so 2 Conversions and the English Convert the last Norseman: English
     win after 2 rolls. With the Viking entry at 0 no Runes die is rolled; the English next
     roll their Thegn die 1 (Hit) and win by the Hit, no Convert."""
-    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1)      # seat 1, n b h t, r rc fa pc, pend 1
-    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)      # seat 0, ..., English Conversion 1, pend 0
+    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0)   # seat 1, n b h t, r rc fa pc, pend 1, rag 0
+    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0)   # seat 0, ..., English Conversion 1, pend 0
     assert _forced(engine, {eng: 1, vik: 1}, _d(5, 2, 5, 5)) == (Outcome.ENGLISH_WIN, 1, 1)
     assert _forced(engine, {eng: 1}, _d(5, 2, 5, 1)) == (Outcome.ENGLISH_WIN, 0, 0)
 
@@ -403,16 +454,50 @@ def test_forced_dice_the_table_decides_the_english_convert(engine):
     does nothing, the English then roll Hit (die 1) and win by the Hit. SPEND_GP converts
     nothing either (God's Peace costs 3: not affordable with 2); at 1 they Convert (English
     win after 2 rolls, no die left unread)."""
-    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1)
-    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0)
-    spend = (2, 1, 0, 0, 1, 0, 1, 0, 1, 0)   # row 2: a Viking roll; r rc fa pc = 0 1 0 1
-    later = (3, 1, 0, 0, 1, 0, 1, 0, 1, 0)   # row 3: the English roll after it
+    eng = (1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0)
+    vik = (0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0)
+    spend = (2, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0)   # row 2: a Viking roll; r rc fa pc = 0 1 0 1
+    later = (3, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0)   # row 3: the English roll after it
     dice = _d(5, 2, 5, 5, 1)
     for code in (0, RP.SPEND_GP):
         assert _forced(engine, {eng: 1, vik: 1, spend: code, later: 0}, dice) == \
             (Outcome.ENGLISH_WIN, 0, 1), code
     assert _forced(engine, {eng: 1, vik: 1, spend: 1}, _d(5, 2, 5, 5)) == \
         (Outcome.ENGLISH_WIN, 1, 1)
+
+
+RAG_OPTS = {"norsemen": 1, "berserkers": 0, "housecarls": 0, "thegns": 2, "runes_prayer": True,
+            "ragnarok_cost": 1}
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+@pytest.mark.parametrize("buy", [1, 0])
+def test_forced_dice_the_table_decides_ragnarok_at_the_start_of_a_viking_roll(engine, buy):
+    """878 §5.2 (SEED §4.3; Ragnarök at cost 1): 1 Norseman v 2 Thegns. Roll 1, English:
+    Thegn dice 5, 5 (Commands), no Prayer die. Roll 2, Vikings: Norsemen die 1 (Hit, a Thegn
+    dies), the table's 1 Runes die: 2 (a Rune), no Omens (no non-Hit). Roll 3, English: Thegn
+    die 5. Roll 4, Vikings, at (1 N, 1 T, 1 Rune): row 4 says ``buy``, row 0 says 1 die there
+    and 0 at the state after paying: Norsemen die 1 (Hit: Viking win), Runes die 2. Ragnarök
+    is bought exactly when row 4 says so, and the dice count is the one read before paying
+    (2 Runes dice rolled either way)."""
+    start2 = (0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0)     # row 0: seat 0 at roll 2
+    at4 = (1, 0, 0, 1, 1, 0, 0, 0, 0, 0)           # n b h t, r rc fa pc, pend, rag 0
+    paid = (1, 0, 0, 1, 0, 0, 0, 0, 0, 1)          # the same after paying 1 Rune, rag 1
+    entries = {start2: 1, (0, *at4): 1, (4, *at4): buy, (0, *paid): 0}
+    o, eff = _forced_effects(engine, RAG_OPTS, entries, _d(5, 5, 1, 2, 5, 1, 2))
+    assert (o, eff["ragnarok"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, buy, 2)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_ragnarok_is_never_bought_at_an_english_roll(engine):
+    """878 §5.2: the table's Ragnarök is a Viking node at the start of a Viking roll only. The
+    dice of the test above, but roll 3's Thegn die is 1 (Hit) at the state where row 4 says
+    buy (the same cards and units as roll 4 there): the Norseman dies (no Ragnarök, so it does
+    not flee) and the English win."""
+    start2 = (0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0)
+    at = (1, 0, 0, 1, 1, 0, 0, 0, 0, 0)
+    o, eff = _forced_effects(engine, RAG_OPTS, {start2: 1, (4, *at): 1}, _d(5, 5, 1, 2, 1))
+    assert (o, eff["ragnarok"]) == (Outcome.ENGLISH_WIN, 0)
 
 
 def test_rp_size_and_rule_limits_are_one_line_errors(cli):

@@ -46,9 +46,10 @@ class Setup:
     policies: tuple         # the policy objects, seat order (the reference engine reads them)
     labels: tuple           # their canonical texts
     start: np.ndarray       # int64 (N_UNITS,): units at the start from the options (before cards)
-    table: np.ndarray       # int8 (4, n, b, h, t, r, rc, fa, pc, pend): the optimal
-    #                         policy's Runes/Prayer dice per roll of seat 0 / 1 (rows 0-1) and
-    #                         the English spending at a roll of side 0 / 1 (rows 2-3;
+    table: np.ndarray       # int8 (5, n, b, h, t, r, rc, fa, pc, pend, rag): the optimal
+    #                         policy's Runes/Prayer dice per roll of seat 0 / 1 (rows 0-1),
+    #                         the English spending at a roll of side 0 / 1 (rows 2-3) and the
+    #                         Viking Ragnarök at the start of a Viking roll (row 4;
     #                         optimal_rp.decision_table); all 1s axes when no seat plays
     #                         optimal with runes_prayer
 
@@ -78,12 +79,12 @@ def _optimal_table(rules: Rules, objs) -> np.ndarray:
     from vikingsim.games.battle878.policies import Optimal
 
     if not rules.runes_prayer or not any(isinstance(p, Optimal) for p in objs):
-        return np.zeros((4,) + (1,) * 9, np.int8)
+        return np.zeros((5,) + (1,) * 10, np.int8)
     from vikingsim.games.battle878 import optimal_rp as RP
 
-    D, E = RP.decisions(rules)
+    D, E, G = RP.decisions(rules)
     games = [p.game_index(s) if isinstance(p, Optimal) else s for s, p in enumerate(objs)]
-    return RP.decision_table(D, E, games)
+    return RP.decision_table(D, E, G, games)
 
 
 def allocate(setup: Setup, n: int) -> dict:

@@ -740,7 +740,7 @@ def _optimal_entry(st, row, outside):
         return outside
     return st.opt[row, cnt[UN], cnt[UB], cnt[UH], cnt[UT], sv[StateSlot.RUNES],
                   sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH], sv[StateSlot.PRAYER_CONV],
-                  1 if sv[StateSlot.FIRST_HIT] else 0]
+                  1 if sv[StateSlot.FIRST_HIT] else 0, 1 if sv[StateSlot.RAGNAROK] else 0]
 
 
 @jit(inline="always", nrt=False)
@@ -758,11 +758,27 @@ def _optimal_spend(st, s):
 
 
 @jit(inline="always", nrt=False)
+def _optimal_ragnarok(cr, pp, st):
+    """Policy optimal (878 §5.2): Ragnarök (SEED §4.3) at the start of a Viking roll, before
+    its Runes dice, where row 4 of the table says so (read at the same state as row 0; never
+    outside the table), if affordable and not yet bought."""
+    sv = st.sv
+    if (_optimal_entry(st, 4, 0) == 1 and not sv[StateSlot.RAGNAROK]
+            and sv[StateSlot.RUNES] >= cr.ints[RuleSlot.RAGNAROK_COST]
+            and _allowed(pp, V, EL_RAGNAROK)):
+        _pay_runes(sv, cr.ints[RuleSlot.RAGNAROK_COST])
+        sv[StateSlot.RAGNAROK] = 1
+        st.eff[Effect.RAGNAROK] += 1
+
+
+@jit(inline="always", nrt=False)
 def _roll_runes(cr, kind, pp, st, dice, pol):
     """SEED §4.1: each Viking faction present may roll one Runes die; with every die placed,
     re-roll one (a Conversion, to deny the English)."""
     sv = st.sv
     k_opt = _optimal_dice(st, V) if kind == K_OPTIMAL else 0
+    if kind == K_OPTIMAL:
+        _optimal_ragnarok(cr, pp, st)       # read at the state of k_opt, then paid
     i = 0
     for k in (UN, UB):
         if _held(st, k, V) == 0:

@@ -9,18 +9,21 @@
 - at every roll, once its Runes/Prayer dice have landed, the English spending (SEED §4.4: all
   Conversions lie on the English card): God's Peace now, or Convert ``q`` times (0 .. what is
   affordable); not taking God's Peace keeps it for a later roll. The English see the cards and
-  the units, not that roll's battle dice (a decision on the dice would need them in the state).
+  the units, not that roll's battle dice (a decision on the dice would need them in the state);
+- at the start of every Viking roll, before its ``k`` (one choice of the pair), whether the
+  Vikings buy Ragnarök (SEED §4.3: its Runes back to the pool, once per battle; it changes no
+  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off.
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
 Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök, Defend
-the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
+non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök at any
+other point, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
-state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, side)``: units, the cards
-(Runes on the Viking card, Viking Conversions, Faith and English Conversions on the Prayer
-card; pools are what is left), the Berserker first-hit rule pending (878 §4.6) and whose roll
-it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
+state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, rag, side)``: units, the
+cards (Runes on the Viking card, Viking Conversions, Faith and English Conversions on the
+Prayer card; pools are what is left), the Berserker first-hit rule pending (878 §4.6),
+Ragnarök bought and whose roll it is; each roll is two nodes of it (phase 0 before the roll, phase 1 the dice landed). Units
 only decrease except Convert (a Norseman for a Thegn, SEED §4.4), so with ``n`` the outermost
 index every roll that changes a unit leads to a block solved before; inside a block of equal
 units (card changes only) the game is solved by value iteration to 1e-15.
@@ -74,10 +77,13 @@ class RPSpec(NamedTuple):
     faces: np.ndarray     # float64 (4, 2): P(Hit), P(Flee) of the N, B, H, T dice
     max_dice: tuple       # (N, B, H, T)
     max_rolls: int
+    rag_cost: int = 0     # Ragnarök's cost at the Viking node (878 §5.2); 0 = node off
 
 
-def rp_spec(r: Rules) -> RPSpec:
-    """Check that ``r`` is within the DP's reach; InputError naming what is not."""
+def rp_spec(r: Rules, ragnarok: bool = True) -> RPSpec:
+    """Check that ``r`` is within the DP's reach; InputError naming what is not.
+    ``ragnarok=False`` switches the Viking Ragnarök node off (the solver before it, for
+    comparisons: the Viking guarantee with it can only be higher or equal)."""
     base = Rules()
     bad = [f.name for f in fields(Rules)
            if f.name not in _OK and getattr(r, f.name) != getattr(base, f.name)]
@@ -94,7 +100,7 @@ def rp_spec(r: Rules) -> RPSpec:
         faces[i] = [c[Face.HIT] / 6.0, c[Face.FLEE] / 6.0]
     tm = units[3] + units[0]
     size = ((units[0] + 1) * (units[1] + 1) * (units[2] + 1) * (tm + 1)
-            * (r.runes_dice + 1) ** 2 * (r.prayer_dice + 1) ** 2 * 4)
+            * (r.runes_dice + 1) ** 2 * (r.prayer_dice + 1) ** 2 * 8)
     if size > MAX_STATES:
         raise InputError(f"battle too large for optimal play with Runes and Prayer ({size:,} "
                          f"states > {MAX_STATES:,}); use smaller armies")
@@ -106,7 +112,8 @@ def rp_spec(r: Rules) -> RPSpec:
                   costs=(r.omens_cost, r.convert_cost,
                          r.gods_peace_cost if r.gods_peace_exit else 0),
                   pend=int(r.berserker_rule_on), side=0 if vik_first else 1, faces=faces,
-                  max_dice=tuple(int(x) for x in r.max_dice[:4]), max_rolls=int(r.max_rolls))
+                  max_dice=tuple(int(x) for x in r.max_dice[:4]), max_rolls=int(r.max_rolls),
+                  rag_cost=int(r.ragnarok_cost) if ragnarok else 0)
 
 
 # ----------------------------------------------------------------------------- roll tables
@@ -237,9 +244,11 @@ def _n_converts(n, rc, pc, cc):
 
 
 @jit
-def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, side, k, sidx, sp, scratch):
+def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, rag, side, k, sidx, sp,
+                scratch):
     """Phase 0 (before the roll): ``k`` factions of ``side`` roll a Runes/Prayer die; each
-    outcome is the phase-1 node of the same units (the dice landed). Returns successors."""
+    outcome is the phase-1 node of the same units (the dice landed). Returns successors.
+    (A Ragnarök bought first comes in as ``r`` already paid and ``rag`` = 1.)"""
     R, PD = spec_i[0], spec_i[1]
     p_rune, pm, pcv, pfa = spec_f[0], spec_f[1], spec_f[2], spec_f[3]
     dice = np.zeros((9, 3))
@@ -250,11 +259,11 @@ def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, side, k, sidx, 
     nt = 0
     for i in range(m):
         if side == 0:
-            j = _block_index(r + int(dice[i, 2]), rc + int(dice[i, 1]), fa, pc, pend, side, 1,
-                             R, PD)
+            j = _block_index(r + int(dice[i, 2]), rc + int(dice[i, 1]), fa, pc, pend, rag,
+                             side, 1, R, PD)
         else:
-            j = _block_index(r, rc, fa + int(dice[i, 1]), pc + int(dice[i, 2]), pend, side, 1,
-                             R, PD)
+            j = _block_index(r, rc, fa + int(dice[i, 1]), pc + int(dice[i, 2]), pend, rag,
+                             side, 1, R, PD)
         if scratch[j] == 0.0:
             sidx[nt] = j
             nt += 1
@@ -266,7 +275,8 @@ def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, side, k, sidx, 
 
 
 @jit
-def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, q, ex, sidx, sp,
+def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, q, ex, sidx,
+                 sp,
                  scratch):
     """Phase 1 (the roll's Runes/Prayer dice landed): the English Convert ``q`` times (878
     §5.2), then the battle dice (Vikings: with the scripted Omens, ``vtab``) are applied.
@@ -292,7 +302,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, q
                         t2 = t1 - xt
                         h2 = h - min(hits - xt, h)
                         nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
-                                      1, p, ex, sidx, sp, nt, scratch)
+                                      rag, 1, p, ex, sidx, sp, nt, scratch)
     else:
         dh, dt = min(h, mh), min(t, mt)
         for hits in range(mh + mt + 1):
@@ -308,8 +318,8 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, q
                     xn = min(rem, n1)
                     n2 = n1 - xn
                     b2 = b - take - min(rem - xn, b - take)
-                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, 0, p,
-                                  ex, sidx, sp, nt, scratch)
+                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
+                                  p, ex, sidx, sp, nt, scratch)
     for j in range(nt):                  # compress: scratch holds in-block probabilities
         sp[j] = scratch[sidx[j]]
         scratch[sidx[j]] = 0.0
@@ -317,28 +327,28 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, side, q
 
 
 @jit
-def _block_index(r, rc, fa, pc, pend, side, phase, R, PD):
-    return (((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2
-            + side) * 2 + phase
+def _block_index(r, rc, fa, pc, pend, rag, side, phase, R, PD):
+    return ((((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2 + rag)
+            * 2 + side) * 2 + phase
 
 
 @jit
-def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, side, p, ex, sidx, sp, nt,
-             scratch):
+def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, ex, sidx, sp,
+             nt, scratch):
     """Book one outcome of a roll (``_spend_moves``): the next roll's phase-0 node."""
     R, PD = V.shape[5] - 1, V.shape[7] - 1
     if n2 + b2 == 0 or h2 + t2 == 0:
         ex[0] += p * _terminal(n2, b2, h2, t2, 0)
         ex[1] += p * _terminal(n2, b2, h2, t2, 1)
     elif n2 == n and b2 == b and h2 == h and t2 == t:
-        j = _block_index(r, rc, fa, pc, pend, side, 0, R, PD)
+        j = _block_index(r, rc, fa, pc, pend, rag, side, 0, R, PD)
         if scratch[j] == 0.0:
             sidx[nt] = j
             nt += 1
         scratch[j] += p
     else:
-        ex[0] += p * V[0, n2, b2, h2, t2, r, rc, fa, pc, pend, side]
-        ex[1] += p * V[1, n2, b2, h2, t2, r, rc, fa, pc, pend, side]
+        ex[0] += p * V[0, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side]
+        ex[1] += p * V[1, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side]
     return nt
 
 
@@ -347,21 +357,26 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
     """Values of both games and each game's decisions on every state; no checks.
 
     Every roll is two nodes of one block (units fixed): phase 0, the roller picks ``k``
-    Runes/Prayer dice; phase 1, the dice landed, the English pick their spending option ``q``
-    (0 .. Converts affordable, or ``KQ - 1`` = God's Peace). ``V[g, n, b, h, t, r, rc, fa, pc,
-    pend, side]`` the phase-0 values; ``D[g, ...]`` the k the roller picks in game g, ``E[g,
-    ...]`` the English spending code at that roll (Convert count, ``SPEND_GP``). ``fixed[side,
-    ...]`` >= 0 imposes a k, ``fixed_spend[side, ...]`` a spending code (``SPEND_FREE``: the DP
-    chooses). Returns (V, D, E, sweeps max); sweeps max < 0 when a block did not converge."""
+    Runes/Prayer dice (at a Viking roll with Ragnarök affordable and not yet bought, also
+    whether to buy it first: 878 §5.2); phase 1, the dice landed, the English pick their
+    spending option ``q`` (0 .. Converts affordable, or ``KQ - 1`` = God's Peace). ``V[g, n,
+    b, h, t, r, rc, fa, pc, pend, rag, side]`` the phase-0 values; ``D[g, ...]`` the k the
+    roller picks in game g, ``E[g, ...]`` the English spending code at that roll (Convert
+    count, ``SPEND_GP``), ``G[g, ...]`` 1 where the Vikings buy Ragnarök at the start of
+    their roll. ``fixed[side, ...]`` >= 0 imposes a k (``fixed[2, ...]`` >= 0, if present, the
+    Ragnarök choice), ``fixed_spend[side, ...]`` a spending code (``SPEND_FREE``: the DP
+    chooses). Returns (V, D, E, G, sweeps max); sweeps max < 0 when a block did not
+    converge."""
     R, PD, cc = spec_i[0], spec_i[1], spec_i[3]
     TM = T0 + N0
-    shp = (2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2)
+    shp = (2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2, 2)
     V = np.zeros(shp)
     D = np.zeros(shp, np.int8)
     E = np.zeros(shp, np.int8)
-    S = (R + 1) * (R + 1) * (PD + 1) * (PD + 1) * 8
+    G = np.zeros(shp, np.int8)
+    S = (R + 1) * (R + 1) * (PD + 1) * (PD + 1) * 16
     KQ = (min(N0, (R + PD) // cc) if cc > 0 else 0) + 2
-    K = max(3, KQ)
+    K = max(6, KQ)                 # phase 0: 3 dice counts x Ragnarök or not
     MS = max(9, R + 1)             # in-block successors: 9 dice outcomes, R + 1 Omens ends
     ex = np.zeros((S, K, 2))
     nsucc = np.zeros((S, K), np.int64)
@@ -369,6 +384,7 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
     sp = np.zeros((S, K, MS))
     scratch = np.zeros(S)
     kmaxs = np.zeros(S, np.int64)
+    ragok = np.zeros(S, np.bool_)
     valid = np.zeros(S, np.bool_)
     worst = 0
     for n in range(N0 + 1):
@@ -380,55 +396,68 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
                             V[g, n, b, h, t] = _terminal(n, b, h, t, g)
                         continue
                     _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid,
-                                 kmaxs, ex, nsucc, sidx, sp, scratch)
-                    sweeps = _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ,
-                                       valid, kmaxs, ex, nsucc, sidx, sp)
+                                 kmaxs, ragok, ex, nsucc, sidx, sp, scratch)
+                    sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ,
+                                       valid, kmaxs, ragok, ex, nsucc, sidx, sp)
                     if sweeps < 0:
-                        return V, D, E, -1
+                        return V, D, E, G, -1
                     worst = max(worst, sweeps)
-    return V, D, E, worst
+    return V, D, E, G, worst
 
 
 @jit
-def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, kmaxs, ex, nsucc,
-                 sidx, sp, scratch):
+def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
+                 nsucc, sidx, sp, scratch):
     """Every node's options and their transitions in the block of units (n, b, h, t)."""
-    cc, gp = spec_i[3], spec_i[4]
+    cc, gp, rgc = spec_i[3], spec_i[4], spec_i[9]
     for r in range(R + 1):
         for rc in range(R + 1 - r):
             for fa in range(PD + 1):
                 for pc in range(PD + 1 - fa):
                     for pend in range(2):
-                        for side in range(2):
-                            j = _block_index(r, rc, fa, pc, pend, side, 0, R, PD)
-                            valid[j] = True
-                            km = ((1 if n > 0 else 0) + (1 if b > 0 else 0) if side == 0
-                                  else (1 if h > 0 else 0) + (1 if t > 0 else 0))
-                            kmaxs[j] = km
-                            for k in range(km + 1):
-                                ex[j, k, 0] = 0.0
-                                ex[j, k, 1] = 0.0
-                                nsucc[j, k] = _dice_moves(spec_i, spec_f, n, b, h, t, r, rc,
-                                                          fa, pc, pend, side, k, sidx[j, k],
-                                                          sp[j, k], scratch)
-                            j = j + 1                     # phase 1 of the same roll
-                            valid[j] = True
-                            kmaxs[j] = KQ - 1
-                            cm = _n_converts(n, rc, pc, cc)
-                            for q in range(KQ - 1):
-                                if q > cm:
-                                    nsucc[j, q] = -1      # not affordable
-                                    continue
-                                nsucc[j, q] = _spend_moves(spec_i, vtab, etab, V, n, b, h, t,
-                                                           r, rc, fa, pc, pend, side, q,
-                                                           ex[j, q], sidx[j, q], sp[j, q],
-                                                           scratch)
-                            if gp > 0 and rc + pc >= gp:  # God's Peace: English success
-                                ex[j, KQ - 1, 0] = 0.0
-                                ex[j, KQ - 1, 1] = 1.0
-                                nsucc[j, KQ - 1] = 0
-                            else:
-                                nsucc[j, KQ - 1] = -1
+                        for rag in range(2):
+                            for side in range(2):
+                                _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc,
+                                            fa, pc, pend, rag, side, R, PD, KQ, cc, gp, rgc,
+                                            valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch)
+
+
+@jit
+def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, R,
+                PD, KQ, cc, gp, rgc, valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch):
+    """The two nodes of one roll: phase 0 options k (and, 878 §5.2, k + km + 1: Ragnarök
+    bought first, at a Viking roll with ``rgc`` Runes on the card and Ragnarök not yet
+    bought), phase 1 options q (Converts) and ``KQ - 1`` (God's Peace)."""
+    j = _block_index(r, rc, fa, pc, pend, rag, side, 0, R, PD)
+    valid[j] = True
+    km = ((1 if n > 0 else 0) + (1 if b > 0 else 0) if side == 0
+          else (1 if h > 0 else 0) + (1 if t > 0 else 0))
+    ok = side == 0 and rag == 0 and rgc > 0 and r >= rgc
+    ragok[j] = ok
+    kmaxs[j] = 2 * km + 1 if ok else km
+    for o in range(kmaxs[j] + 1):
+        buy = o > km
+        ex[j, o, 0] = 0.0
+        ex[j, o, 1] = 0.0
+        nsucc[j, o] = _dice_moves(spec_i, spec_f, n, b, h, t, r - rgc if buy else r, rc, fa,
+                                  pc, pend, 1 if buy else rag, side, o - km - 1 if buy else o,
+                                  sidx[j, o], sp[j, o], scratch)
+    j = j + 1                     # phase 1 of the same roll
+    valid[j] = True
+    kmaxs[j] = KQ - 1
+    cm = _n_converts(n, rc, pc, cc)
+    for q in range(KQ - 1):
+        if q > cm:
+            nsucc[j, q] = -1      # not affordable
+            continue
+        nsucc[j, q] = _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag,
+                                   side, q, ex[j, q], sidx[j, q], sp[j, q], scratch)
+    if gp > 0 and rc + pc >= gp:  # God's Peace: English success
+        ex[j, KQ - 1, 0] = 0.0
+        ex[j, KQ - 1, 1] = 1.0
+        nsucc[j, KQ - 1] = 0
+    else:
+        nsucc[j, KQ - 1] = -1
 
 
 @jit
@@ -440,17 +469,30 @@ def _option_value(ex, nsucc, sidx, sp, vals, j, q, g):
 
 
 @jit
-def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, nsucc):
-    """The option imposed at node ``j`` (-1: none)."""
-    r, rc, fa, pc, pend, side, phase = _unindex(j, R, PD)
+def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, ok, nsucc):
+    """The option imposed at node ``j`` (-1: none). At a phase-0 node with the Ragnarök
+    option (``ok``), a k and a Ragnarök choice are imposed separately: either alone leaves
+    the other free, which ``_block_vi`` handles by returning -2 - (imposed k) / -10 - buy."""
+    r, rc, fa, pc, pend, rag, side, phase = _unindex(j, R, PD)
     if phase == 0:
-        if fixed.shape[0] == 1:
-            return -1
-        fk = fixed[side, n, b, h, t, r, rc, fa, pc, pend]
-        return min(fk, kmax) if fk >= 0 else -1
+        km = (kmax - 1) // 2 if ok else kmax
+        fk = -1
+        if fixed.shape[0] > 1:
+            fk = fixed[side, n, b, h, t, r, rc, fa, pc, pend, rag]
+            fk = min(fk, km) if fk >= 0 else -1
+        if not ok:
+            return fk
+        fb = fixed[2, n, b, h, t, r, rc, fa, pc, pend, rag] if fixed.shape[0] > 2 else -1
+        if fk >= 0 and fb >= 0:
+            return fk + (km + 1 if fb > 0 else 0)
+        if fk >= 0:
+            return -2 - fk          # k imposed, Ragnarök free
+        if fb >= 0:
+            return -10 - (1 if fb > 0 else 0)   # Ragnarök imposed, k free
+        return -1
     if fixed_spend.shape[0] == 1:
         return -1
-    code = fixed_spend[side, n, b, h, t, r, rc, fa, pc, pend]
+    code = fixed_spend[side, n, b, h, t, r, rc, fa, pc, pend, rag]
     if code == SPEND_FREE:
         return -1
     cm = 0
@@ -465,11 +507,25 @@ def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, nsucc):
 
 
 @jit
-def _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ex, nsucc, sidx,
-              sp):
+def _allowed_option(fk, o, km):
+    """Whether option ``o`` of a phase-0 node is open under the partial imposition ``fk``
+    (``_fixed_option``: -1 all, -2 - k: that k with or without Ragnarök, -10 - buy: that
+    Ragnarök choice with any k)."""
+    if fk == -1:
+        return True
+    if fk <= -10:
+        return (o > km) == (fk == -11)
+    k = -2 - fk
+    return o == k or o == k + km + 1
+
+
+@jit
+def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
+              nsucc, sidx, sp):
     """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
-    choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, fewer
-    Converts, God's Peace last). Returns the sweeps used, -1 without convergence."""
+    choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, no
+    Ragnarök, fewer Converts, God's Peace last). Returns the sweeps used, -1 without
+    convergence."""
     S = valid.shape[0]
     vals = np.zeros((2, S))
     for sweep in range(VI_MAX_SWEEPS):
@@ -478,7 +534,9 @@ def _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, 
             if not valid[j]:
                 continue
             chooser = 1 if j % 2 == 1 else (j // 2) % 2
-            fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j], nsucc)
+            fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j],
+                               ragok[j], nsucc)
+            km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
             for g in range(2):
                 maxim = chooser == g
                 best = -1.0
@@ -488,7 +546,7 @@ def _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, 
                     best = _option_value(ex, nsucc, sidx, sp, vals, j, fk, g)
                 else:
                     for k in range(kmaxs[j] + 1):
-                        if nsucc[j, k] < 0:
+                        if nsucc[j, k] < 0 or not _allowed_option(fk, k, km):
                             continue
                         q = _option_value(ex, nsucc, sidx, sp, vals, j, k, g)
                         if best < 0.0 or (maxim and q > best + 1e-13) or \
@@ -497,7 +555,8 @@ def _block_vi(V, D, E, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, 
                             bk = k
                 delta = max(delta, abs(best - vals[g, j]))
                 vals[g, j] = best
-                _store(V, D, E, g, n, b, h, t, j, R, PD, KQ, best, bk)
+                _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, best, bk,
+                       km if ragok[j] else 99)
         if delta <= VI_TOL:
             return sweep + 1
     return -1
@@ -509,6 +568,8 @@ def _unindex(j, R, PD):
     j //= 2
     side = j % 2
     j //= 2
+    rag = j % 2
+    j //= 2
     pend = j % 2
     j //= 2
     pc = j % (PD + 1)
@@ -517,36 +578,42 @@ def _unindex(j, R, PD):
     j //= PD + 1
     rc = j % (R + 1)
     r = j // (R + 1)
-    return r, rc, fa, pc, pend, side, phase
+    return r, rc, fa, pc, pend, rag, side, phase
 
 
 @jit
-def _store(V, D, E, g, n, b, h, t, j, R, PD, KQ, val, k):
-    r, rc, fa, pc, pend, side, phase = _unindex(j, R, PD)
+def _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, val, k, km):
+    """Book node ``j``'s value and choice ``k`` (phase 0: k > ``km`` is Ragnarök bought, then
+    ``k - km - 1`` dice)."""
+    r, rc, fa, pc, pend, rag, side, phase = _unindex(j, R, PD)
     if phase == 0:
-        V[g, n, b, h, t, r, rc, fa, pc, pend, side] = val
-        D[g, n, b, h, t, r, rc, fa, pc, pend, side] = k
+        V[g, n, b, h, t, r, rc, fa, pc, pend, rag, side] = val
+        buy = k > km
+        D[g, n, b, h, t, r, rc, fa, pc, pend, rag, side] = k - km - 1 if buy else k
+        G[g, n, b, h, t, r, rc, fa, pc, pend, rag, side] = 1 if buy else 0
     else:
-        E[g, n, b, h, t, r, rc, fa, pc, pend, side] = SPEND_GP if k == KQ - 1 else k
+        E[g, n, b, h, t, r, rc, fa, pc, pend, rag, side] = SPEND_GP if k == KQ - 1 else k
 
 
 # ----------------------------------------------------------------------------- entry points
 def _arrays(spec: RPSpec):
     spec_i = np.array([spec.dice[0], spec.dice[1], spec.costs[0], spec.costs[1], spec.costs[2],
-                       *spec.max_dice], np.int64)
+                       *spec.max_dice, spec.rag_cost], np.int64)
     spec_f = np.array([spec.p_rune, *spec.p_prayer])
     return spec_i, spec_f
 
 
-_NONE = np.full((1,) * 10, -1, np.int8)
+_NONE = np.full((1,) * 11, -1, np.int8)
 
 
 def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
              fixed_spend: np.ndarray | None = None):
-    """(V, D, E) of ``_solve_rp`` for ``spec``; ``fixed`` / ``fixed_spend`` (int8, shape of
-    the value table without the game axis and with the side axis first: (2 sides, n, b, h, t,
-    r, rc, fa, pc, pend)) impose dice counts / English spending codes. InputError if value
-    iteration does not converge or the roll cap could truncate battles."""
+    """(V, D, E, G) of ``_solve_rp`` for ``spec``; ``fixed`` / ``fixed_spend`` (int8, shape of
+    the value table without the game axis and with the side axis first: (rows, n, b, h, t,
+    r, rc, fa, pc, pend, rag)) impose dice counts of side 0 / 1 (rows 0-1; row 2, if given,
+    the Viking Ragnarök choice: 1 buy, 0 not, -1 free) / English spending codes at a roll of
+    side 0 / 1. InputError if value iteration does not converge or the roll cap could
+    truncate battles."""
     from vikingsim.games.battle878.exact import TRUNCATION_TOL, _binom_cdf_below
 
     N0, B0, H0, T0 = spec.units
@@ -559,60 +626,65 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
         raise InputError(f"max_rolls={spec.max_rolls} may truncate battles (P up to "
                          f"{bound:.2g}); optimal play assumes no cap")
     spec_i, spec_f = _arrays(spec)
-    V, D, E, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
-                                english_table(spec), _NONE if fixed is None else fixed,
-                                _NONE if fixed_spend is None else fixed_spend)
+    V, D, E, G, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
+                                   english_table(spec), _NONE if fixed is None else fixed,
+                                   _NONE if fixed_spend is None else fixed_spend)
     if sweeps < 0:
         raise InputError("optimal play with Runes and Prayer: a block did not converge "
                          "(a face table with no Hits?)")
-    return V, D, E
+    return V, D, E, G
 
 
 @functools.lru_cache(maxsize=8)
 def decisions(rules: Rules) -> tuple:
-    """Both games' decision tables ``(D, E)`` for ``rules`` (cached: a study or a notebook
+    """Both games' decision tables ``(D, E, G)`` for ``rules`` (cached: a study or a notebook
     builds many setups of one battle). Read-only."""
-    _, D, E = solve_rp(rp_spec(rules))
-    D.flags.writeable = False
-    E.flags.writeable = False
-    return D, E
+    _, D, E, G = solve_rp(rp_spec(rules))
+    for a in (D, E, G):
+        a.flags.writeable = False
+    return D, E, G
 
 
 def start_index(spec: RPSpec) -> tuple:
     N0, B0, H0, T0 = spec.units
-    return (N0, B0, H0, T0, 0, 0, 0, 0, spec.pend, spec.side)
+    return (N0, B0, H0, T0, 0, 0, 0, 0, spec.pend, 0, spec.side)
 
 
-def decision_table(D: np.ndarray, E: np.ndarray, games=(0, 1)) -> np.ndarray:
-    """The ``optimal`` policy's table, int8 (4, n, b, h, t, r, rc, fa, pc, pend): rows 0 and 1
-    the dice count of seat s at its own rolls (its decisions of game ``games[s]``, its own game
-    by default), rows 2 and 3 the English spending code (``SPEND_GP`` or a Convert count) at a
-    roll of side 0 / 1, read once that roll's Runes/Prayer dice have landed (English seat's
-    game)."""
+def decision_table(D: np.ndarray, E: np.ndarray, G: np.ndarray, games=(0, 1)) -> np.ndarray:
+    """The ``optimal`` policy's table, int8 (5, n, b, h, t, r, rc, fa, pc, pend, rag): rows 0
+    and 1 the dice count of seat s at its own rolls (its decisions of game ``games[s]``, its
+    own game by default), rows 2 and 3 the English spending code (``SPEND_GP`` or a Convert
+    count) at a roll of side 0 / 1, read once that roll's Runes/Prayer dice have landed
+    (English seat's game), row 4 the Vikings' Ragnarök (1 buy) at the start of their roll,
+    read with row 0 before any Runes die is rolled (Viking seat's game)."""
     rows = [D[games[s], ..., s] for s in (0, 1)] + [E[games[1], ..., s] for s in (0, 1)]
+    rows.append(G[games[0], ..., 0])
     return np.stack(rows).astype(np.int8)
 
 
 def own_fixed(table: np.ndarray) -> tuple:
     """``(fixed, fixed_spend)`` for ``solve_rp`` from a ``decision_table`` (policy evaluation
     of both seats playing it)."""
-    return np.ascontiguousarray(table[:2]), np.ascontiguousarray(table[2:])
+    return np.ascontiguousarray(table[[0, 1, 4]]), np.ascontiguousarray(table[2:4])
 
 
-def optimal_rp(rules: Rules) -> dict:
-    """Value of each game from the start (module docstring)."""
-    spec = rp_spec(rules)
-    V, D, E = solve_rp(spec)
+def optimal_rp(rules: Rules, ragnarok: bool = True) -> dict:
+    """Value of each game from the start (module docstring); ``ragnarok=False``: without the
+    Viking Ragnarök node (the solver before it)."""
+    spec = rp_spec(rules, ragnarok)
+    V, D, E, G = solve_rp(spec)
     i = start_index(spec)
-    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E)))[0]   # both play own tables
+    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)))[0]   # both play own tables
     return {
         "vikings_guarantee": float(V[(0, *i)]),
         "english_guarantee": float(V[(1, *i)]),
         "p_vikings_success_both_optimal": float(fixed_v[(0, *i)]),
         "p_english_success_both_optimal": float(fixed_v[(1, *i)]),
         "optimised": "how many factions roll a Runes / Prayer die at each roll (SEED §4.1); "
-                     "the English Convert (how many) and God's Peace (now or not) once the "
+                     + ("Ragnarok (buy or not) at the start of each Viking roll (SEED §4.3); "
+                        if ragnarok else "")
+                     + "the English Convert (how many) and God's Peace (now or not) once the "
                      "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: Omens on the "
-                     "type with most non-Hits, no Battle Rage, Ragnarok, Defend the Faith, "
-                     "Faith in Victory or retreat",
+                     "type with most non-Hits, no Battle Rage, Defend the Faith, "
+                     "Faith in Victory or retreat" + ("" if ragnarok else ", no Ragnarok"),
     }

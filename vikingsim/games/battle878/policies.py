@@ -195,9 +195,10 @@ SPEND_SCRIPTED = -2
 @dataclass(frozen=True)
 class Optimal(Default):
     """Exact best play (issue 21 §3; optimal.py, optimal_rp.py): the number of factions that
-    roll a Runes/Prayer die at each roll, and the English Converts and God's Peace, come from
-    the DP's decision table (``Setup.table``, int8); the rest scripted (greedy Omens target,
-    no Battle Rage, Ragnarök, Defend the Faith, Faith in Victory); never retreats (without
+    roll a Runes/Prayer die at each roll, the Viking Ragnarök at the start of a Viking roll,
+    and the English Converts and God's Peace, come from the DP's decision table
+    (``Setup.table``, int8); the rest scripted (greedy Omens target, no Battle Rage, no
+    Ragnarök at any other point, Defend the Faith, Faith in Victory); never retreats (without
     Runes and Prayer that is optimal: optimal.retreat_check)."""
     game: str = rule("own", "whose game's table to play: own (maximise own success), "
                      "vikings or english (the saddle strategy of that side's game)",

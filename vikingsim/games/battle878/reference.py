@@ -495,25 +495,32 @@ class Battle:
             return self.rand() < self.policy["V"].reroll_chance
         return kind in ("greedy", "smart")
 
-    def optimal_dice(self, side):
-        """Policy optimal (878 §5.2): how many of ``side``'s factions roll a Runes/Prayer die
-        this roll, from the DP's table at the state before the roll; 2 (all) at a state the
-        DP never reaches (another policy's effects)."""
+    def optimal_entry(self, row, outside):
+        """Policy optimal (878 §5.2): row ``row`` of the DP's table at the current state;
+        ``outside`` at a state the DP never reaches (another policy's effects)."""
         idx = (self.cnt["N"], self.cnt["B"], self.cnt["H"], self.cnt["T"], self.runes,
-               self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0)
+               self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0,
+               1 if self.ragnarok else 0)
         if any(i >= d for i, d in zip(idx, self.table.shape[1:])):
-            return 2
-        return int(self.table[(0 if side == "V" else 1, *idx)])
+            return outside
+        return int(self.table[(row, *idx)])
+
+    def optimal_dice(self, side):
+        """How many of ``side``'s factions roll a Runes/Prayer die this roll, from the table at
+        the state before the roll (rows 0-1); 2 (all) outside it."""
+        return self.optimal_entry(0 if side == "V" else 1, 2)
 
     def optimal_spend(self, side):
-        """Policy optimal (878 §5.2): the English spending code at this roll of ``side`` (a
-        Convert count or SPEND_GP), from the DP's table once the roll's Runes/Prayer dice have
-        landed; SPEND_SCRIPTED at a state the DP never reaches."""
-        idx = (self.cnt["N"], self.cnt["B"], self.cnt["H"], self.cnt["T"], self.runes,
-               self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0)
-        if any(i >= d for i, d in zip(idx, self.table.shape[1:])):
-            return SPEND_SCRIPTED
-        return int(self.table[(2 + (0 if side == "V" else 1), *idx)])
+        """The English spending code at this roll of ``side`` (a Convert count or SPEND_GP),
+        once the roll's Runes/Prayer dice have landed (rows 2-3); SPEND_SCRIPTED outside."""
+        return self.optimal_entry(2 + (0 if side == "V" else 1), SPEND_SCRIPTED)
+
+    def optimal_ragnarok(self):
+        """Whether the Vikings buy Ragnarök (SEED §4.3) at the start of their roll, before its
+        Runes dice: row 4 at the state of ``optimal_dice`` (never outside the table), if
+        affordable, not yet bought and not forbidden."""
+        return (self.optimal_entry(4, 0) == 1 and not self.ragnarok
+                and self.runes >= self.r.ragnarok_cost and self.allowed("V", "ragnarok"))
 
     def roll_runes(self, s):
         """SEED §4.1: each Viking faction with units in the battle may roll one Runes die
@@ -521,6 +528,10 @@ class Battle:
         Returns False (Martyrdom is a Prayer face)."""
         opt = self.kind["V"] == "optimal"
         k_opt = self.optimal_dice("V") if opt else 0
+        if opt and self.optimal_ragnarok():
+            self.pay_runes(self.r.ragnarok_cost)
+            self.ragnarok = True
+            self.effects["ragnarok"] += 1
         i = 0
         for faction in ("N", "B"):
             if not self.holds("V", faction):
