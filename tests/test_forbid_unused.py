@@ -18,7 +18,9 @@ them. That consequence of the stream layout is pinned by the last two tests (tra
 which the seat did not use the element would, if it did so in even 1% of such games, show in
 one of the ~100-300 never-used games of most elements; each game asserts that at least two of
 its elements are used in some games and not in others, so the check is never empty. About
-20 s after compilation (Raid & Conquer's 20 cells: 15 s), loaded machine.
+20 s after compilation (Raid & Conquer's 20 buyable cells: 15 s), loaded machine; Raid &
+Conquer's 45 elements (Raid cards and Treasures too, notes §12.4) add a reference replay of
+the baseline to read which cards each seat took.
 """
 from __future__ import annotations
 
@@ -118,9 +120,41 @@ def _used_raidboard(spec, setup, out, elements, block=False):
 
 
 def _used_raidconquer(spec, setup, out, elements, block=False):
-    """A card is used when bought or gained (counter ``bought``, §12.4)."""
+    """A buyable card is used when bought or gained (counter ``bought``, §12.4); a Raid card
+    or Treasure when the seat took it by a choice (its raid's target, its acquire, Pillage or
+    Loot): no counter holds that, so each game is replayed with the reference (bit-identical
+    to the kernel, checked here too), logging its ``Game.took`` hook."""
+    from vikingsim.games.raidconquer import FORBIDDABLE, BUYABLE
+    from vikingsim.games.raidconquer import reference as R
+    assert set(FORBIDDABLE) - set(BUYABLE)
     bought = out["cards"][:, 0]
-    return {e: bought[:, :, setup.ids.index(e)] > 0 for e in elements}
+    pile = setup.catalog.pile
+    used = {e: bought[:, :, setup.ids.index(e)] > 0 for e in elements
+            if pile[setup.ids.index(e)] in BUYABLE}
+    taken = {setup.ids.index(e): e for e in elements if e not in used}
+    if not taken:
+        return used
+    n = len(out["winner"])
+    used.update({e: np.zeros((n, PLAYERS), bool) for e in taken.values()})
+    streams = [rng.block_generator(SEED, rng.STREAM_DICE, 0),
+               rng.block_generator(SEED, rng.STREAM_POLICY, 0)]
+    log, took = [], R.Game.took
+    R.Game.took = lambda self, pl, k: log.append((pl.seat, k))
+    try:
+        for g in range(n):
+            log.clear()
+            o = spec.allocate(setup, 1)
+            if not block:
+                streams = [rng.block_generator(SEED, x, g) for x in (rng.STREAM_DICE,
+                                                                    rng.STREAM_POLICY)]
+            spec.reference_block(setup, 0, 1, *streams, o, game0=g)
+            assert all((o[k][0] == out[k][g]).all() for k in o)
+            for seat, k in log:
+                if k in taken:
+                    used[taken[k]][g, seat] = True
+    finally:
+        R.Game.took = took
+    return used
 
 
 def _used_tevragnarok(spec, setup, out, elements, block=False):

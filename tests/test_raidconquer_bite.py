@@ -83,7 +83,7 @@ def both(s, g, ref, ker, seed=5):
 def k_action_phase(s, rnd=5):
     def run(w, c, dice, pol):
         K._action_phase(c.ri, c.card, c.base_attack, c.base_defense, s.kinds, s.params,
-                        w["sh"], w["shn"], w["rows"], w["supply"], w["pp"], w["pn"], w["fl"],
+                        s.forbid, w["sh"], w["shn"], w["rows"], w["supply"], w["pp"], w["pn"], w["fl"],
                         w["ps"], w["gs"], len(s.kinds), rnd, w["s1"], w["s2"])
     return run
 

@@ -240,14 +240,14 @@ def test_forbidden_cards_never_bought_in_a_run(policy, card):
     assert bought[1, boat] > 0 and bought[1, other] > 0
 
 
-def test_elements_are_the_buyable_cards():
-    """§7.4: Viking Row (Vikings, Events) and Village Row cards; not Coins, Treasures or
-    Raid cards."""
+def test_elements_begin_with_the_buyable_cards():
+    """§7.4: Viking Row (Vikings, Events) and Village Row cards first (catalog order), then
+    Treasures and Raid cards (test_raidconquer_forbid.py); never the Coin."""
     el = GAME.elements(_setup(2))
     assert el[:3] == ("longboat", "warriors", "hacksilver")
-    assert {"funeral_pyre", "odins_witness", "priests_of_uppsala", "kalf"} <= set(el)
-    assert not {"coin", "arm_ring", "lindisfarne", "paris"} & set(el)
-    assert len(el) == 20
+    assert {"funeral_pyre", "odins_witness", "priests_of_uppsala", "kalf"} <= set(el[:20])
+    assert not {"coin", "arm_ring", "lindisfarne", "paris"} & set(el[:20])
+    assert "coin" not in el and {"arm_ring", "lindisfarne", "paris"} <= set(el[20:])
 
 
 @pytest.mark.parametrize("policy", ["hints(forbid=coin)", "random(forbid=kalf+nope)"])
@@ -283,7 +283,7 @@ def test_result_elements_and_the_command_line(cli, tmp_path):
     assert np.allclose(got["win_rate_bought"], table["win_rate_bought"], equal_nan=True)
     for args in (("raidboard", "-n", "10", "--elements"),
                  ("raidconquer", "-n", "10", "--elements-out", str(tmp_path / "x.txt")),
-                 ("raidconquer", "-n", "10", "--policy", "hints(forbid=paris)")):
+                 ("raidconquer", "-n", "10", "--policy", "hints(forbid=coin)")):
         r = cli("simulate", *args, "--quiet")
         assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
 

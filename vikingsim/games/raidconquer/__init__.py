@@ -37,6 +37,9 @@ SEAT_ARRAYS = ("legend", "raid_legend", "raids", "character", "earls", "won", "a
                "pillaged", "lost", "silver_avail", "silver_spent")
 #: Piles whose cards can be bought (§7.4): the Viking Row and the Village Row.
 BUYABLE = (Pile.VIKING, Pile.EVENT, Pile.WARRIORS, Pile.HACKSILVER, Pile.LONGBOAT)
+#: Piles whose cards a seat's ``forbid`` accepts (§12.4): the buyable ones, Raid cards (raid
+#: target, acquire, Pillage) and Treasures (Loot, Pillage); not the Coin (no choice).
+FORBIDDABLE = BUYABLE + (Pile.RAID, Pile.TREASURE)
 #: Per-card counters of ``out["cards"]`` (axis 1; kernel.EC_*), §14.6.
 CARD_COUNTERS = ("bought", "first_round", "played", "final", "plans")
 #: The Secret Plan actions (§6.2, §8; kernel.DEFEND..LONE), counted in ``cards[:, 4]``'s
@@ -67,15 +70,20 @@ def setup(options: dict, policies: list[str], players: int) -> Setup:
     check_players(rules, catalog, players)
     kinds, params = compile_policies(policies)
     ids = tuple(card_id(n) for n in catalog.names)
-    allowed = tuple(i for i, p in zip(ids, catalog.pile) if p in BUYABLE)
+    for k, i in enumerate(ids):                  # §12.4: an id names one design
+        if i in ids[:k]:
+            raise InputError(f"cards: {catalog.names[ids.index(i)]!r} and "
+                             f"{catalog.names[k]!r} have the same card id {i!r}; rename one")
+    allowed = tuple(i for i, p in zip(ids, catalog.pile) if p in FORBIDDABLE)
     return Setup(rules, rules.compile(), catalog, kinds, params, tuple(policies), ids,
                  forbidden(policies, ids, allowed), search_rows(policies),
                  rollout_seats(policies, ids, allowed))
 
 
 def elements(s: Setup) -> tuple[str, ...]:
-    """The card ids a seat's ``forbid`` accepts: the catalog's buyable designs (§7.4)."""
-    return tuple(i for i, p in zip(s.ids, s.catalog.pile) if p in BUYABLE)
+    """The card ids a seat's ``forbid`` accepts (§12.4), in catalog order: the buyable designs
+    (§7.4), the Raid cards and the Treasures (every design but the Coin)."""
+    return tuple(i for i, p in zip(s.ids, s.catalog.pile) if p in FORBIDDABLE)
 
 
 def allocate(s: Setup, n: int) -> dict:

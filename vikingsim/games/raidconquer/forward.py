@@ -229,7 +229,7 @@ def advance(rules, kinds, params, bscore, fb, st, dice, pol):
         if _mains(rules, kinds, params, bscore, fb, st, rnd, spring, dice, pol):
             return END_DECIDE
         if spring:                                          # §8
-            kernel._action_phase(ri, card, base_att, base_def, kinds, params, st.sh, st.shn,
+            kernel._action_phase(ri, card, base_att, base_def, kinds, params, fb, st.sh, st.shn,
                                  st.rows, st.supply, st.pp, st.pn, st.fl, st.ps, st.gs, n, rnd,
                                  st.s1, st.s2)
         if kernel._game_over(ri, card, st.sh, st.shn, st.rows, st.pp, st.pn, n):   # §9.1

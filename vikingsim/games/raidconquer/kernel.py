@@ -21,7 +21,8 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     supply, box int64[K]    Village/basic piles by card id; Raid cards left in the box
     gs    int64[4]          FIRST seat, EARL_SIDE, FAILED raids, ROUND
     s1, s2 int64[CAP]       scratch (sort order, selection)
-    fb    bool[P, K]        cards each seat's policy never buys or gains (``forbid``, §12.4)
+    fb    bool[P, K]        cards each seat's policy never buys or gains, never takes by raid,
+                            acquire or Pillage, never Loots (``forbid``, §12.4)
     ec    uint16[5, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``;
                             row ``EC_PLANS`` counts Secret Plans by action in slots 0-3
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
@@ -831,9 +832,10 @@ def _payment(ri, card, pp, pn, s, need, order, chosen):
 
 
 @jit(nrt=False)
-def _defend(ri, card, par, rows, supply, sh, shn, pp, pn, fl, ps, s, order, chosen):
+def _defend(ri, card, par, fb, rows, supply, sh, shn, pp, pn, fl, ps, s, order, chosen):
     """§8.1.2 bury one Coin (then Hacksilver) from play; §8.1.3 acquire the highest-Defense
-    Row card the Bury pile pays for, then gain a Treasure."""
+    Row card the Bury pile pays for, never one the seat forbids (``fb``, §12.4), then gain a
+    Treasure."""
     if par[Param.DEFEND_BURY]:
         done = False
         for want in (Pile.COIN, Pile.HACKSILVER):
@@ -850,7 +852,7 @@ def _defend(ri, card, par, rows, supply, sh, shn, pp, pn, fl, ps, s, order, chos
     best = -1
     for j in range(ROW_SIZE):
         k = rows[RROW, j]
-        if k != EMPTY and card[Col.DEFENSE, k] <= total and (
+        if k != EMPTY and not fb[k] and card[Col.DEFENSE, k] <= total and (
                 best < 0 or card[Col.DEFENSE, k] > card[Col.DEFENSE, rows[RROW, best]]) and \
                 _payment(ri, card, pp, pn, s, card[Col.DEFENSE, k], order, chosen):
             best = j
@@ -891,9 +893,10 @@ def _defense_of(ri, base_att, base_def, ps, s):
 
 
 @jit(nrt=False)
-def _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, power):
+def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
     """§8.2.1-8.2.4: success gains a Treasure, then Pillage (best Legend), else Loot (a
-    Betray card if any; best Legend, then cost), else Plunder the top card."""
+    Betray card if any; best Legend, then cost), else Plunder the top card. ``fb`` = the
+    attacker's forbidden cards (§12.4): never Pillaged; a forbidden Treasure never Looted."""
     d = _defense_of(ri, base_att, base_def, ps, t)
     if power < d:
         return
@@ -901,13 +904,14 @@ def _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, power):
     best = -1
     for j in range(pn[t, RAIDP]):
         k = pp[t, RAIDP, j]
-        if card[Col.PILE, k] == Pile.RAID and power >= d + card[Col.DEFENSE, k] and (
-                best < 0 or card[Col.LEGEND, k] > card[Col.LEGEND, pp[t, RAIDP, best]]):
+        if card[Col.PILE, k] == Pile.RAID and not fb[k] and \
+                power >= d + card[Col.DEFENSE, k] and (
+                    best < 0 or card[Col.LEGEND, k] > card[Col.LEGEND, pp[t, RAIDP, best]]):
             best = j
     if best < 0 and ri[RuleSlot.PILLAGE_TREASURES]:        # §13.7 alternative
         for j in range(pn[t, RAIDP]):
             k = pp[t, RAIDP, j]
-            if card[Col.PILE, k] == Pile.TREASURE and (
+            if card[Col.PILE, k] == Pile.TREASURE and not fb[k] and (
                     best < 0 or card[Col.LEGEND, k] > card[Col.LEGEND, pp[t, RAIDP, best]]):
                 best = j
     if best >= 0:
@@ -925,7 +929,8 @@ def _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, power):
     best = -1
     for j in range(pn[t, DISC]):                           # §8.2.4: Betray cards only
         k = pp[t, DISC, j]
-        if any_betray and not card[Col.BETRAY, k]:
+        if (any_betray and not card[Col.BETRAY, k]) or (card[Col.PILE, k] == Pile.TREASURE
+                                                         and fb[k]):
             continue
         if best < 0:
             best = j
@@ -945,7 +950,7 @@ def _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, power):
 
 
 @jit(nrt=False)
-def _attacks(ri, card, base_att, base_def, sh, shn, pp, pn, ps, gs, n_seats):
+def _attacks(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, gs, n_seats):
     """§8.2.2: attackers in turn order; only the unique strongest on a defender succeeds."""
     for i in range(n_seats):
         a = _turn_seat(gs[GS_FIRST], i, n_seats)
@@ -958,17 +963,19 @@ def _attacks(ri, card, base_att, base_def, sh, shn, pp, pn, ps, gs, n_seats):
                     ps[q, PS_APOWER] >= ps[a, PS_APOWER]:
                 beaten = True
         if not beaten:
-            _attack(ri, card, base_att, base_def, sh, shn, pp, pn, ps, a, t, ps[a, PS_APOWER])
+            _attack(ri, card, base_att, base_def, fb[a], sh, shn, pp, pn, ps, a, t,
+                    ps[a, PS_APOWER])
 
 
 # ---------------------------------------------------------------- raids (§8.3-8.5)
 @jit(inline="always", nrt=False)
-def _raid_target(card, rows, power):
-    """Policy: the Row slot with the highest Defense <= power, leftmost on ties (-1: none)."""
+def _raid_target(card, rows, power, fb):
+    """Policy: the Row slot with the highest Defense <= power, leftmost on ties, never a card
+    the choosing seat forbids (``fb``, §12.4) (-1: none, a failed raid)."""
     best = -1
     for j in range(ROW_SIZE):
         k = rows[RROW, j]
-        if k != EMPTY and card[Col.DEFENSE, k] <= power and (
+        if k != EMPTY and not fb[k] and card[Col.DEFENSE, k] <= power and (
                 best < 0 or card[Col.DEFENSE, k] > card[Col.DEFENSE, rows[RROW, best]]):
             best = j
     return best
@@ -1063,7 +1070,7 @@ def _top_chooser(ps, gs, n_seats, action, first, second):
 
 
 @jit(nrt=False)
-def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs, n_seats,
+def _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps, gs, n_seats,
                 rnd, members):
     """§8.3: Earl (most Influence, then Power; else Chaotic Raid), invitations within the
     Longboats (§8.3.3, policy: Raid-Party choosers, then accepting Defenders, clockwise; none
@@ -1092,7 +1099,7 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
                     m += 1
                     cap += ps[q, PS_BOATS]
     power = _party_power(ri, base_att, ps, members, m)
-    j = _raid_target(card, rows, power)
+    j = _raid_target(card, rows, power, fb[earl])                # the Earl picks (§8.3.4)
     if j < 0:
         _failed_raid(ri, card, sh, shn, rows, gs)
         return
@@ -1104,13 +1111,13 @@ def _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs
 
 
 @jit(nrt=False)
-def _lone_raid(ri, card, sh, shn, rows, pp, pn, ps, gs, n_seats):
+def _lone_raid(ri, card, fb, sh, shn, rows, pp, pn, ps, gs, n_seats):
     """§8.4: most Power, then Influence; still tied: nobody."""
     best, n_top = _top_chooser(ps, gs, n_seats, LONE, PS_POWER, PS_INFL)
     if best < 0 or n_top > 1:
         return
     bp = ps[best, PS_POWER]
-    j = _raid_target(card, rows, bp)
+    j = _raid_target(card, rows, bp, fb[best])
     if j < 0:
         _failed_raid(ri, card, sh, shn, rows, gs)
         return
@@ -1203,19 +1210,20 @@ def _winner(ri, card, pp, pn, fl, ps, gs, n_seats):
 
 # ---------------------------------------------------------------- the game loop
 @jit(nrt=False)
-def _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, supply, pp,
+def _action_phase(ri, card, base_att, base_def, kinds, params, fb, sh, shn, rows, supply, pp,
                   pn, fl, ps, gs, n_seats, rnd, s1, s2):
     """§8: Defend, Attack, Raid Party, Lone Raid, each in turn order from the First Player."""
     for i in range(n_seats):
         s = _turn_seat(gs[GS_FIRST], i, n_seats)
         if ps[s, PS_ACTION] == DEFEND:
-            _defend(ri, card, params[s], rows, supply, sh, shn, pp, pn, fl, ps, s, s1, s2)
+            _defend(ri, card, params[s], fb[s], rows, supply, sh, shn, pp, pn, fl, ps, s, s1,
+                    s2)
     for s in range(n_seats):
         _update_stats(ri, card, base_att, pp, pn, fl, ps, s)
-    _attacks(ri, card, base_att, base_def, sh, shn, pp, pn, ps, gs, n_seats)
-    _raid_party(ri, card, base_att, kinds, params, sh, shn, rows, pp, pn, ps, gs, n_seats,
+    _attacks(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, gs, n_seats)
+    _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps, gs, n_seats,
                 rnd, s1)
-    _lone_raid(ri, card, sh, shn, rows, pp, pn, ps, gs, n_seats)
+    _lone_raid(ri, card, fb, sh, shn, rows, pp, pn, ps, gs, n_seats)
 
 
 @jit(nrt=False)
@@ -1273,8 +1281,8 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
         _main_turn(ri, card, alt, alt_n, bscore[s], kinds[s], params[s], fb[s], rows, supply,
                    sh, shn, pp, pn, fl, ps, s, spring, ec, rnd, dice, pol)
     if spring:
-        _action_phase(ri, card, base_att, base_def, kinds, params, sh, shn, rows, supply, pp,
-                      pn, fl, ps, gs, n_seats, rnd, s1, s2)
+        _action_phase(ri, card, base_att, base_def, kinds, params, fb, sh, shn, rows, supply,
+                      pp, pn, fl, ps, gs, n_seats, rnd, s1, s2)
 
 
 @jit(nrt=False)

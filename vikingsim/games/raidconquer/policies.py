@@ -29,8 +29,12 @@ Plan rules (P = Base Attack + card Power, I = Influence, L = a Longboat or Shipb
 Restricted play: every policy (``random`` too) takes ``forbid``, card ids joined by ``+``
 (``hints(forbid=funeral_pyre+hacksilver)``; "" = nothing forbidden): the seat never buys a
 named card (it takes its next choice instead) and never uses an ability that gains one
-(Shipbuild's Longboat, Warriors' Hacksilver). The ids are ``GAME.elements(setup)``: the
-buyable designs of the catalog (§7.4), each name in lower_snake_case (:func:`card_id`).
+(Shipbuild's Longboat, Warriors' Hacksilver); a named Raid card is never the target of its
+raid as Earl or Lone Raider, never acquired by its Defend and never Pillaged by its Attack;
+a named Treasure is never Looted or Pillaged by its Attack (notes §12.4). The ids are
+``GAME.elements(setup)``: the buyable designs of the catalog (§7.4), the Raid cards and the
+Treasures, each name in lower_snake_case (:func:`card_id`); the Coin is refused (no choice
+of the seat).
 """
 from __future__ import annotations
 
@@ -112,8 +116,9 @@ def _w(default, what):
 
 
 def _forbid():
-    return rule("", "cards this seat never buys or gains by an ability: card ids joined by + "
-                "(restricted play; '' = none)", section="§12.4")
+    return rule("", "cards this seat never buys or gains by an ability (buyable cards), takes "
+                "by raid, acquire or Pillage (Raid cards) or Loots or Pillages (Treasures): "
+                "card ids joined by + (restricted play; '' = none)", section="§12.4")
 
 
 def _p(default, what):
@@ -292,10 +297,18 @@ def card_id(name: str) -> str:
 
 def forbidden(labels: list[str], ids: tuple, allowed: tuple) -> np.ndarray:
     """bool[n_seats, K]: True where the seat's ``forbid`` names card ``ids[k]``; a name not in
-    ``allowed`` (the buyable ids) is one InputError line listing them."""
+    ``allowed`` (the ids of buyable cards, Raid cards and Treasures, §12.4) is one InputError
+    line listing them; a catalog card outside ``allowed`` (the Coin) is one line saying why it
+    is no choice of the seat."""
     out = np.zeros((len(labels), len(ids)), np.bool_)
     for seat, label in enumerate(labels):
         text = getattr(policies.build("raidconquer", POLICY_TYPES, label), "forbid", "")
+        for name in filter(None, (x.strip() for x in str(text).split("+"))):
+            if name in ids and name not in allowed:            # §12.4: the Coin
+                raise InputError(
+                    f"forbid: {name} is no choice of the seat (a starting card, not for sale "
+                    f"(§7.4) and played by rule (§7.2): notes §12.4); cards: "
+                    f"{', '.join(allowed)}")
         for name in policies.forbid_names(text, allowed, "raidconquer", what="card",
                                           listed="cards"):
             out[seat, ids.index(name)] = True

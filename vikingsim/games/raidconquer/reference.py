@@ -61,7 +61,7 @@ class Card:
 class Player:
     def __init__(self, seat, char, kind, params, forbid, n_cards):
         self.seat, self.char, self.kind, self.p = seat, char, kind, params
-        self.forbid = forbid                  # card ids the policy never buys (restricted play)
+        self.forbid = forbid                  # card ids the policy never chooses (§12.4)
         self.bought = [0] * n_cards           # §14.6: copies bought this game
         self.first_buy = [0] * n_cards        # round of the first buy (0 = never)
         self.played = [0] * n_cards           # copies put into play
@@ -536,7 +536,7 @@ class Game:
     # ------------------------------------------------------------------ Action phase (§8)
     def defend(self, pl):
         """§8.1.2 bury one Coin (then Hacksilver) from play; §8.1.3 acquire the highest-Defense
-        Row card the Bury pile pays for."""
+        Row card the Bury pile pays for, never one the seat forbids (§12.4)."""
         c, R = self.c, RuleSlot
         if pl.p[Param.DEFEND_BURY]:
             for want in (Pile.COIN, Pile.HACKSILVER):
@@ -549,7 +549,8 @@ class Game:
         total = sum(c.silver[k] for k in pl.bury)
         best = -1
         for j, k in enumerate(self.raid_row):
-            if k != EMPTY and c.defense[k] <= total and self.payment(pl, c.defense[k]) \
+            if k != EMPTY and k not in pl.forbid and c.defense[k] <= total and \
+                    self.payment(pl, c.defense[k]) \
                     is not None and (best < 0 or c.defense[k] > c.defense[self.raid_row[best]]):
                 best = j
         if best < 0:
@@ -563,6 +564,7 @@ class Game:
             else:
                 self.supply[x] += 1                                # Coins, Hacksilver: back
         pl.raid.append(k)
+        self.took(pl, k)
         pl.acquired += 1
         self.say(f"    seat {pl.seat} acquires {self.name(k)} with {len(pay)} buried cards")
         if self.ri[R.ACQUIRE_REFILLS]:
@@ -621,18 +623,20 @@ class Game:
             return
         self.gain_treasure(pl)                                      # §8.2.3
         best = -1
+        no = pl.forbid                                              # §12.4: never taken
         for j, k in enumerate(dfd.raid):                            # Pillage: best legend
-            if c.pile[k] == Pile.RAID and power >= d + c.defense[k] and (
+            if c.pile[k] == Pile.RAID and k not in no and power >= d + c.defense[k] and (
                     best < 0 or c.legend[k] > c.legend[dfd.raid[best]]):
                 best = j
         if best < 0 and self.ri[RuleSlot.PILLAGE_TREASURES]:        # §13.7 alternative
             for j, k in enumerate(dfd.raid):
-                if c.pile[k] == Pile.TREASURE and (best < 0 or c.legend[k] >
-                                                   c.legend[dfd.raid[best]]):
+                if c.pile[k] == Pile.TREASURE and k not in no and (
+                        best < 0 or c.legend[k] > c.legend[dfd.raid[best]]):
                     best = j
         if best >= 0:
             k = dfd.raid.pop(best)
             pl.raid.append(k)
+            self.took(pl, k)
             if c.pile[k] == Pile.RAID:
                 pl.pillaged += 1
                 dfd.lost += 1
@@ -640,19 +644,27 @@ class Game:
             return
         betray = [j for j, k in enumerate(dfd.discard) if c.betray[k]]
         pool = betray or list(range(len(dfd.discard)))              # §8.2.4 Betray
+        pool = [j for j in pool if not (c.pile[dfd.discard[j]] == Pile.TREASURE and
+                                        dfd.discard[j] in no)]      # §12.4: never Looted
         if pool:                                                    # Loot
             j = max(pool, key=lambda j: (c.legend[dfd.discard[j]], c.cost[dfd.discard[j]], -j))
             pl.discard.append(dfd.discard.pop(j))
+            self.took(pl, pl.discard[-1])
             self.say(f"    loots {self.name(pl.discard[-1])}")
         elif dfd.deck:                                              # Plunder
             pl.discard.append(dfd.deck.pop())
             self.say("    plunders the top card")
 
-    def raid_target(self, power):
-        """Policy (§12.4): the Row slot with the highest Defense <= power, leftmost on ties."""
+    def took(self, pl, k):
+        """Seat ``pl`` chose to take card k: a raid target, an acquire, a Pillage or a Loot
+        (§12.4; a hook for tests of restricted play, nothing else)."""
+
+    def raid_target(self, power, pl):
+        """Policy (§12.4): the Row slot with the highest Defense <= power, leftmost on ties,
+        never a card the choosing seat ``pl`` forbids (-1: none, a failed raid)."""
         best = -1
         for j, k in enumerate(self.raid_row):
-            if k != EMPTY and self.c.defense[k] <= power and (
+            if k != EMPTY and k not in pl.forbid and self.c.defense[k] <= power and (
                     best < 0 or self.c.defense[k] > self.c.defense[self.raid_row[best]]):
                 best = j
         return best
@@ -713,11 +725,12 @@ class Game:
                         cap += st[q.seat][3]
         power = self.party_power(raiders)
         self.say(f"    Earl seat {earl.seat}, raiders {[q.seat for q in raiders]}, Power {power}")
-        j = self.raid_target(power)
+        j = self.raid_target(power, earl)                         # the Earl picks (§8.3.4)
         if j < 0:
             return self.failed_raid()
         k = self.raid_row[j]
         earl.raid.append(k)
+        self.took(earl, k)
         earl.won += 1
         self.say(f"    takes {self.name(k)}")
         self.refill_raid_slot(j)
@@ -756,11 +769,12 @@ class Game:
             return
         pl, power = best[0], top[0]
         self.say(f"    Lone Raider seat {pl.seat}, Power {power}")
-        j = self.raid_target(power)
+        j = self.raid_target(power, pl)
         if j < 0:
             return self.failed_raid()
         k = self.raid_row[j]
         pl.raid.append(k)
+        self.took(pl, k)
         pl.won += 1
         self.say(f"    takes {self.name(k)}")
         self.refill_raid_slot(j)
