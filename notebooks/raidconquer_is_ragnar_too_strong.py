@@ -483,6 +483,10 @@ WITHIN = 0.01                               # one point of win rate: "over/under
 IMP_DIR = Path(tempfile.mkdtemp(prefix="rc-importance-"))
 CARDS = {c["name"]: c for c in tomllib.loads(BUNDLED.read_text())["card"]}
 CARD_OF = {card_id(name): name for name in CARDS}
+#: the cards a seat can buy (notes §7.4): the restricted-play study's default here (forbid also
+#: takes Raid cards and Treasures, §12.4, which have no cost to fit)
+BUYABLE_IDS = tuple(card_id(n) for n, c in CARDS.items()
+                    if c["pile"] not in ("coin", "treasure", "raid"))
 
 
 def restricted(n, seed=SEED, catalog=None, elements=None, folder="base"):
@@ -490,7 +494,7 @@ def restricted(n, seed=SEED, catalog=None, elements=None, folder="base"):
     games per cell, on the bundled catalog or ``catalog`` (a TOML path)."""
     opts = {} if catalog is None else {"catalog": str(catalog)}
     study = importance.build_study("raidconquer", games=n, seed=seed, players=4, options=opts,
-                                   elements=elements, name=f"rc-{folder}",
+                                   elements=elements or BUYABLE_IDS, name=f"rc-{folder}",
                                    path=IMP_DIR / f"{folder}.toml")
     return run_study(study, IMP_DIR / folder, workers=None).open()
 
