@@ -18,6 +18,28 @@ from vikingsim.studies.run import run_study
 BERSERKER = 'catalog.card["Berserker"].cost'
 
 
+# ---- the median and mean card: over the cards with a cost (GameSpec.worth_pool) -----------
+@pytest.mark.parametrize("element, first", [("Funeral Pyre", "funeral_pyre"),
+                                            ("Lindisfarne", "lindisfarne")])
+def test_median_card_is_taken_over_the_buyable_cards(element, first):
+    """Raid & Conquer's forbid also takes its 21 Raid cards and 4 Treasures (notes
+    raidconquer §12.4), which have no cost; a median or mean reference stays over the 20
+    buyable cards, in catalog order as before (the element itself added when it is none of
+    them); a named reference is two elements as before."""
+    from vikingsim.games import get
+
+    spec = get("raidconquer")
+    valid, pool = W.setup_elements(spec, ["hints"] * 4, 4, {})
+    assert len(valid) == 45 and len(pool) == 20 and set(pool) < set(valid)
+    for ref in ("median", "mean"):
+        wt = W.parse_worth(["worth"], element, ref, None, valid, 4, pool)
+        assert wt.element == first and set(wt.elements) == set(pool) | {first}
+        assert list(wt.elements) == [x for x in valid if x in wt.elements]   # catalog order
+        assert len(wt.elements) == (20 if first in pool else 21)
+    wt = W.parse_worth(["worth"], element, "paris", None, valid, 4, pool)
+    assert wt.elements == (first, "paris")
+
+
 # ---- the gap is the importance study's worths differenced ---------------------------------
 @pytest.fixture(scope="module")
 def rc_study(tmp_path_factory):

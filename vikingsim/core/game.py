@@ -97,6 +97,11 @@ class GameSpec:
         ``elements(setup) -> tuple[str, ...]``: the names a seat's policy parameter ``forbid``
         accepts in this setup (cards, actions or policy options a seat can be denied:
         restricted play, ``vikingsim importance``); None when the game has none.
+    worth_pool : callable, optional
+        ``worth_pool(setup) -> tuple[str, ...]``: the elements a worth balance's ``--reference
+        median`` or ``mean`` is taken over (``vikingsim balance --target worth``); None = every
+        element. Raid & Conquer: the buyable cards (those with a cost to fit), not its Raid
+        cards and Treasures.
     element_stats : callable, optional
         ``element_stats(setup, tally) -> DataFrame``: the tidy per-seat, per-element table
         (bought/taken, played, in the final deck, first round, win rate when taken or not)
@@ -140,6 +145,7 @@ class GameSpec:
     first_player_option: str | None = None
     game_id_options: dict = field(default_factory=dict)
     elements: Callable[..., tuple] | None = None
+    worth_pool: Callable[..., tuple] | None = None
     element_stats: Callable[..., Any] | None = None
     optimal: Callable[..., dict] | None = None
 

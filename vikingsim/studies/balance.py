@@ -692,8 +692,8 @@ def run_balance(game, targets, vary, *, budget: int = 300_000, holdout: int = 20
     if W.is_worth_target(targets) or element is not None:
         if evaluate is not None:
             raise InputError("a worth target plays restricted-play studies; no evaluate")
-        wt = W.parse_worth(targets, element, reference, worth_within,
-                           W.setup_elements(spec, pols, k, base), k)
+        valid, pool = W.setup_elements(spec, pols, k, base)
+        wt = W.parse_worth(targets, element, reference, worth_within, valid, k, pool)
         tgts, tolerance = [Target(W.METRIC, None, wt.value, wt.text)], wt.tolerance
     elif reference is not None or worth_within is not None:
         raise InputError("--reference and --worth-within go with --target worth --element E")

@@ -65,9 +65,12 @@ def is_worth_target(texts) -> bool:
     return any(isinstance(t, str) and _WORTH_TARGET.match(t) for t in texts or [])
 
 
-def parse_worth(texts, element, reference, within, valid: tuple, players: int) -> WorthTarget:
+def parse_worth(texts, element, reference, within, valid: tuple, players: int,
+                pool: tuple | None = None) -> WorthTarget:
     """The worth target of ``--target worth[=POINTS] --element E --reference R
-    --worth-within POINTS``; ``valid`` the game's elements in this setup."""
+    --worth-within POINTS``; ``valid`` the game's elements in this setup, ``pool`` those a
+    ``median`` or ``mean`` reference is taken over (``GameSpec.worth_pool``; None = all; the
+    element itself is added when it is not in it)."""
     from vikingsim.studies.balance import eval_expr
 
     texts = list(texts or [])
@@ -87,8 +90,8 @@ def parse_worth(texts, element, reference, within, valid: tuple, players: int) -
             raise InputError(f"--reference {reference!r} is the --element itself")
         elements = (e, ref)
     else:
-        elements = valid
-        if len(valid) < 2:
+        elements = valid if pool is None else tuple(x for x in valid if x in pool or x == e)
+        if len(elements) < 2:
             raise InputError(f"--reference {ref} needs other elements; this setup has only {e}")
     within = 1.0 if within is None else within
     if not (isinstance(within, (int, float)) and 0 < within < float("inf")):
@@ -188,10 +191,13 @@ class WorthBatches:
 
 
 def setup_elements(spec, pols, k: int, base: dict) -> tuple:
-    """The elements the game's policies accept in this setup (one line if none)."""
+    """(the elements the game's policies accept in this setup (one line if none), the pool of
+    a median or mean reference: ``GameSpec.worth_pool``, None = all of them)."""
     from vikingsim.core.options import resolve
 
     if spec.elements is None or not spec.seated:
         raise InputError(f"{spec.name} has no restricted play (no elements a policy can be "
                          f"denied): --target worth needs it")
-    return tuple(spec.elements(spec.setup(resolve(spec.name, spec.options, base), pols, k)))
+    setup = spec.setup(resolve(spec.name, spec.options, base), pols, k)
+    pool = None if spec.worth_pool is None else tuple(spec.worth_pool(setup))
+    return tuple(spec.elements(setup)), pool

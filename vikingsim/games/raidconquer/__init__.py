@@ -86,6 +86,12 @@ def elements(s: Setup) -> tuple[str, ...]:
     return tuple(i for i, p in zip(s.ids, s.catalog.pile) if p in FORBIDDABLE)
 
 
+def buyable_elements(s: Setup) -> tuple[str, ...]:
+    """The buyable cards' ids (§7.4): what a worth balance's median or mean card is taken over
+    (``GameSpec.worth_pool``); Raid cards and Treasures have no cost to fit."""
+    return tuple(i for i, p in zip(s.ids, s.catalog.pile) if p in BUYABLE)
+
+
 def allocate(s: Setup, n: int) -> dict:
     k, kinds = len(s.kinds), s.catalog.n_kinds
     if s.rules.count_elements and kinds < len(ACTIONS):     # plans share the card axis
@@ -345,6 +351,7 @@ GAME = GameSpec(
     policy_types=POLICY_TYPES,
     invariants=invariants.check,
     elements=elements,
+    worth_pool=buyable_elements,
     element_stats=element_stats,
     bench_options={},
     bench_players=4,
