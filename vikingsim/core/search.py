@@ -1,6 +1,7 @@
 """What every game's compiled search players share (issue 21 §2; raidboard §10.6, raidconquer
-§15, tevragnarok §4.11): the tie-free choice of the best option, and the bench line per search
-player (``vikingsim bench``). The search itself (rollouts, the ISMCTS tree) stays with each
+§15, tevragnarok §4.11): the tie-free choice of the best option (which also draws the untried
+option an ISMCTS node expands: ``pick_best`` over a 1/0 flag per option), the root's final
+score, and the bench line per search player (``vikingsim bench``). The search itself (rollouts, the ISMCTS tree) stays with each
 game's forward model, in ``games/<game>/search.py``."""
 from __future__ import annotations
 
@@ -27,6 +28,17 @@ def pick_best(scores, opts, n, pol_rng):
                 return opts[j]
             pick -= 1
     return opts[0]
+
+
+@jit(inline="always", nrt=False)
+def root_score(visits, wins):
+    """An ISMCTS root option's final score: the most visited wins; equal visits go to the
+    higher mean result (``wins / visits`` lies in [0, 1], so half of it never outweighs one
+    visit); still equal, ``pick_best`` draws on the policy stream. With a budget no larger
+    than the option count every visited option has one visit, and the mean result (the one
+    rollout's) decides, not the draw alone (raidboard §10.6, raidconquer §15.2, tevragnarok
+    §4.11)."""
+    return visits + 0.5 * wins / visits if visits > 0.0 else 0.0
 
 
 def timed(fn) -> float:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from vikingsim.core.reference_search import draw_one, pick_best, root_score
 from vikingsim.games.raidboard.policies import PolicyKind
 from vikingsim.games.raidboard.reference import Won
 
@@ -44,13 +45,6 @@ def rollout(game, seat, option):
     return _play_out(game.clone(game.pol, _greedy_kinds(game)), seat, option)
 
 
-def pick_best(scores, options, rng):
-    """Highest score; equals drawn uniformly on ``rng`` (one draw, only when tied)."""
-    best = max(scores)
-    tied = [o for o, s in zip(options, scores) if s == best]
-    return tied[int(rng.random() * len(tied))] if len(tied) > 1 else tied[0]
-
-
 def flatmc(game, seat, options, rollouts):
     scores = [float(sum(rollout(game, seat, o) for _ in range(rollouts))) for o in options]
     return pick_best(scores, options, game.pol)
@@ -63,14 +57,16 @@ class Node:
 
 
 def _tree_choice(node, options, c, rng):
-    """(option, child, expanded): availability +1 for every legal option; the first untried
-    option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
+    """(option, child, expanded): availability +1 for every legal option; an untried option,
+    drawn uniformly on ``rng``, is expanded, else the best UCB1 value (equals drawn on
+    ``rng``)."""
     for o in options:
         node.avail[o] = node.avail.get(o, 0.0) + 1.0
-    for o in options:
-        if o not in node.children:
-            node.children[o] = Node()
-            return o, node.children[o], True
+    untried = [o for o in options if o not in node.children]
+    if untried:
+        o = draw_one(untried, rng)
+        node.children[o] = Node()
+        return o, node.children[o], True
     ucb = []
     for o in options:
         ch = node.children[o]
@@ -105,5 +101,6 @@ def ismcts(game, seat, options, budget, c):
     root = Node()
     for _ in range(budget):
         _iteration(game, seat, options, root, c)
-    scores = [root.children[o].visits if o in root.children else 0.0 for o in options]
+    scores = [root_score(root.children[o].visits, root.children[o].wins)
+              if o in root.children else 0.0 for o in options]
     return pick_best(scores, options, game.pol)

@@ -20,6 +20,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.search import pick_best as _pick_best
+from vikingsim.core.search import root_score as _root_score
 from vikingsim.core.search import timed as _timed
 from vikingsim.games.raidboard import forward
 from vikingsim.games.raidboard.forward import Clock
@@ -61,16 +62,19 @@ def _new_node(visits, wins, avail, child, n_nodes):
 @jit(nrt=False)
 def _select(node, opts, n, c, visits, wins, avail, child, n_nodes, ucb, pol_rng):
     """ISMCTS selection at ``node`` among the legal ``opts``: each legal option's availability
-    at the node +1 (tried or not); the first untried option (ascending) is expanded; else the
-    best UCB1 value, equals drawn on the policy stream (``_pick_best``). Returns (option,
-    child node, nodes in use)."""
+    at the node +1 (tried or not); an untried option, drawn uniformly on the policy stream
+    (``_pick_best`` over untried flags), is expanded; else the best UCB1 value, equals drawn
+    on the policy stream. Returns (option, child node, nodes in use)."""
+    untried = 0
     for j in range(n):
         avail[node, opts[j]] += 1.0
-    for j in range(n):
-        if child[node, opts[j]] < 0:
-            ch = _new_node(visits, wins, avail, child, n_nodes)
-            child[node, opts[j]] = ch
-            return opts[j], ch, n_nodes + 1
+        ucb[j] = 1.0 if child[node, opts[j]] < 0 else 0.0
+        untried += int(ucb[j])
+    if untried > 0:
+        o = _pick_best(ucb, opts, n, pol_rng)
+        ch = _new_node(visits, wins, avail, child, n_nodes)
+        child[node, o] = ch
+        return o, ch, n_nodes + 1
     for j in range(n):
         ch = child[node, opts[j]]
         ucb[j] = (wins[ch] / visits[ch]
@@ -112,8 +116,8 @@ def _iterate(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, c, vis
 @jit(nrt=False)
 def _ismcts(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, root_opts, n, budget,
             c, scores, visits, wins, avail, child, path, pol_rng):
-    """``budget`` iterations from ``root``; the most visited root option (ties on the policy
-    stream)."""
+    """``budget`` iterations from ``root``; the most visited root option (equal visits by mean
+    result, then on the policy stream: ``_root_score``)."""
     for j in range(n):
         root_opts[j] = opts[j]
     n_nodes = _new_node(visits, wins, avail, child, 0) + 1
@@ -122,7 +126,7 @@ def _ismcts(rules, tree_kinds, roll_kinds, roll_params, root, sim, opts, root_op
                            visits, wins, avail, child, path, n_nodes, scores, pol_rng)
     for j in range(n):
         ch = child[0, root_opts[j]]
-        scores[j] = visits[ch] if ch >= 0 else 0.0
+        scores[j] = _root_score(visits[ch], wins[ch]) if ch >= 0 else 0.0
     return _pick_best(scores, root_opts, n, pol_rng)
 
 

@@ -20,6 +20,7 @@ import copy
 import math
 
 from vikingsim.core import cards as piles
+from vikingsim.core.reference_search import draw_one, pick_best, root_score
 from vikingsim.games.raidconquer.policies import PolicyKind
 from vikingsim.games.raidconquer.reference import ATTACK, DEFEND, EMPTY, LONE, PARTY
 from vikingsim.games.raidconquer.rules import ROW_SIZE, RuleSlot
@@ -176,13 +177,6 @@ def rollout(game, seat, where, option):
     return _play_out(g, seat, where, option)
 
 
-def pick_best(scores, opts, rng):
-    """Highest score; equals drawn uniformly on ``rng`` (one draw, only when tied)."""
-    best = max(scores)
-    tied = [o for o, s in zip(opts, scores) if s == best]
-    return tied[int(rng.random() * len(tied))] if len(tied) > 1 else tied[0]
-
-
 def flatmc(game, seat, where, opts, rollouts):
     scores = [float(sum(rollout(game, seat, where, o) for _ in range(rollouts))) for o in opts]
     return pick_best(scores, opts, game.pol)
@@ -195,14 +189,16 @@ class Node:
 
 
 def _tree_choice(node, opts, c, rng):
-    """(option, child, expanded): availability +1 for every legal option; the first untried
-    option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
+    """(option, child, expanded): availability +1 for every legal option; an untried option,
+    drawn uniformly on ``rng``, is expanded, else the best UCB1 value (equals drawn on
+    ``rng``)."""
     for o in opts:
         node.avail[o] = node.avail.get(o, 0.0) + 1.0
-    for o in opts:
-        if o not in node.children:
-            node.children[o] = Node()
-            return o, node.children[o], True
+    untried = [o for o in opts if o not in node.children]
+    if untried:
+        o = draw_one(untried, rng)
+        node.children[o] = Node()
+        return o, node.children[o], True
     ucb = [node.children[o].wins / node.children[o].visits
            + c * math.sqrt(math.log(node.avail[o]) / node.children[o].visits) for o in opts]
     best = pick_best(ucb, opts, rng)
@@ -238,5 +234,6 @@ def ismcts(game, seat, where, opts, budget, c):
     root = Node()
     for _ in range(budget):
         _iteration(game, seat, where, opts, root, c)
-    scores = [root.children[o].visits if o in root.children else 0.0 for o in opts]
+    scores = [root_score(root.children[o].visits, root.children[o].wins)
+              if o in root.children else 0.0 for o in opts]
     return pick_best(scores, opts, game.pol)

@@ -25,6 +25,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.search import pick_best as _pick_best
+from vikingsim.core.search import root_score as _root_score
 from vikingsim.core.search import timed as _timed
 from vikingsim.games.raidconquer import forward, kernel
 from vikingsim.games.raidconquer.forward import (
@@ -82,16 +83,20 @@ def _new_node(tree, n_nodes):
 @jit(nrt=False)
 def _select(node, opts, n, c, tree, n_nodes, ucb, pol):
     """ISMCTS selection at ``node`` among the legal ``opts``: each one's availability +1;
-    the first untried option (``legal_options`` order) is expanded; else the best UCB1
-    value, equals drawn on the policy stream. Returns (option, child node, nodes in use)."""
+    an untried option, drawn uniformly on the policy stream (``_pick_best`` over untried
+    flags), is expanded; else the best UCB1 value, equals drawn on the policy stream.
+    Returns (option, child node, nodes in use)."""
     visits, wins, avail, child = tree
+    untried = 0
     for j in range(n):
         avail[node, opts[j]] += 1.0
-    for j in range(n):
-        if child[node, opts[j]] < 0:
-            ch = _new_node(tree, n_nodes)
-            child[node, opts[j]] = ch
-            return opts[j], ch, n_nodes + 1
+        ucb[j] = 1.0 if child[node, opts[j]] < 0 else 0.0
+        untried += int(ucb[j])
+    if untried > 0:
+        o = _pick_best(ucb, opts, n, pol)
+        ch = _new_node(tree, n_nodes)
+        child[node, o] = ch
+        return o, ch, n_nodes + 1
     for j in range(n):
         ch = child[node, opts[j]]
         ucb[j] = (wins[ch] / visits[ch]
@@ -135,7 +140,8 @@ def _iterate(rules, tree_seats, roll, root, sim, opts, c, tree, path, n_nodes, u
 def _ismcts(rules, tree_seats, roll, root, sim, opts, root_opts, n, budget, c, scores, tree,
             path, pol):
     """``budget`` iterations from ``root`` on the actor's rollout seats (``roll``: every
-    seat's); the most visited root option (ties on the policy stream)."""
+    seat's); the most visited root option (equal visits by mean result, then on the policy
+    stream: ``_root_score``)."""
     mine = _roll_of(roll, root.clock[Clock.ACTOR])
     for j in range(n):
         root_opts[j] = opts[j]
@@ -146,7 +152,7 @@ def _ismcts(rules, tree_seats, roll, root, sim, opts, root_opts, n, budget, c, s
     child = tree[3]
     for j in range(n):
         ch = child[0, root_opts[j]]
-        scores[j] = tree[0][ch] if ch >= 0 else 0.0
+        scores[j] = _root_score(tree[0][ch], tree[1][ch]) if ch >= 0 else 0.0
     return _pick_best(scores, root_opts, n, pol)
 
 

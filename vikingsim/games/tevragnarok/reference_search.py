@@ -15,6 +15,7 @@ import copy as _copy
 import math
 
 from vikingsim.core import cards as C
+from vikingsim.core.reference_search import draw_one, pick_best, root_score
 from vikingsim.games.tevragnarok.policies import GreedyVP, Param, PolicyKind
 from vikingsim.games.tevragnarok.reference import SLAY, record
 from vikingsim.games.tevragnarok.rules import N_ERAS
@@ -143,13 +144,6 @@ def _greedy(game):
     return [int(PolicyKind.GREEDY_VP)] * game.n
 
 
-def pick_best(scores, options, rng):
-    """Highest score; equals drawn uniformly on ``rng`` (one draw, only when tied)."""
-    best = max(scores)
-    tied = [o for o, s in zip(options, scores) if s == best]
-    return tied[int(rng.random() * len(tied))] if len(tied) > 1 else tied[0]
-
-
 def rollout(fw, seat, option, params):
     sim = fw.clone(fw.g.pol, _greedy(fw.g), params)
     determinize(sim.g, seat, sim.g.pol)
@@ -170,16 +164,15 @@ class Node:
 
 
 def _select(node, options, c, rng):
-    """(option, child, expanded): every legal option's availability +1 (tried or not); the
-    first untried option is expanded, else the best UCB1 value (equals drawn on ``rng``)."""
-    fresh = None
+    """(option, child, expanded): every legal option's availability +1 (tried or not); an
+    untried option, drawn uniformly on ``rng``, is expanded, else the best UCB1 value (equals
+    drawn on ``rng``)."""
     for o in options:
-        ch = node.children.setdefault(o, Node())
-        ch.avail += 1.0
-        if fresh is None and ch.visits == 0.0:
-            fresh = o
-    if fresh is not None:
-        return fresh, node.children[fresh], True
+        node.children.setdefault(o, Node()).avail += 1.0
+    untried = [o for o in options if node.children[o].visits == 0.0]
+    if untried:
+        o = draw_one(untried, rng)
+        return o, node.children[o], True
     ucb = []
     for o in options:
         ch = node.children[o]
@@ -211,7 +204,8 @@ def ismcts(fw, seat, options, budget, c):
     root = Node()
     for _ in range(budget):
         _iteration(fw, seat, root, c, params)
-    scores = [root.children[o].visits if o in root.children else 0.0 for o in options]
+    scores = [root_score(root.children[o].visits, root.children[o].wins)
+              if o in root.children else 0.0 for o in options]
     return pick_best(scores, options, fw.g.pol)
 
 

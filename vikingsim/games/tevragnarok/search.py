@@ -22,6 +22,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.search import pick_best as _pick_best
+from vikingsim.core.search import root_score as _root_score
 from vikingsim.core.search import timed as _timed
 from vikingsim.games.tevragnarok import forward, kernel
 from vikingsim.games.tevragnarok.forward import DECIDE, Clock
@@ -85,11 +86,11 @@ def _child(tree, node, code):
 def _select(tree, node, opts, n, c, n_nodes, ucb, kids, pol_rng):
     """ISMCTS selection at ``node`` among the legal ``opts``: every legal option's
     availability +1 (an entry is made for an option the first time it is legal here, tried or
-    not); the first untried option (no visit yet, list order) is expanded; else the best UCB1
-    value, equals drawn on the policy stream (``_pick_best``). Returns (option, child node,
-    entries in use, expanded)."""
+    not); an untried option (no visit yet), drawn uniformly on the policy stream
+    (``_pick_best`` over untried flags), is expanded; else the best UCB1 value, equals drawn
+    on the policy stream. Returns (option, child node, entries in use, expanded)."""
     visits, wins, avail = tree[0], tree[1], tree[2]
-    fresh = -1
+    untried = 0
     for j in range(n):
         ch = _child(tree, node, opts[j])
         if ch < 0:
@@ -97,18 +98,18 @@ def _select(tree, node, opts, n, c, n_nodes, ucb, kids, pol_rng):
             n_nodes += 1
         avail[ch] += 1.0
         kids[j] = ch
-        if fresh < 0 and visits[ch] == 0.0:
-            fresh = j
-    if fresh >= 0:
-        return opts[fresh], kids[fresh], n_nodes, True
-    for j in range(n):
-        ch = kids[j]
-        ucb[j] = wins[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
+        ucb[j] = 1.0 if visits[ch] == 0.0 else 0.0
+        untried += int(ucb[j])
+    expand = untried > 0
+    if not expand:
+        for j in range(n):
+            ch = kids[j]
+            ucb[j] = wins[ch] / visits[ch] + c * math.sqrt(math.log(avail[ch]) / visits[ch])
     o = _pick_best(ucb, opts, n, pol_rng)
     for j in range(n):
         if opts[j] == o:
-            return o, kids[j], n_nodes, False
-    return o, kids[0], n_nodes, False
+            return o, kids[j], n_nodes, expand
+    return o, kids[0], n_nodes, expand
 
 
 @jit(nrt=False)
@@ -141,8 +142,8 @@ def _iterate(cf, tree_kinds, roll_kinds, roll_params, root, sim, opts, c, tree, 
 @jit(nrt=False)
 def _ismcts(cf, tree_kinds, roll_kinds, roll_params, root, sim, opts, root_opts, n, budget,
             c, scores, tree, path, kids, pol_rng):
-    """``budget`` iterations from ``root``; the most visited root option (ties on the policy
-    stream)."""
+    """``budget`` iterations from ``root``; the most visited root option (equal visits by mean
+    result, then on the policy stream: ``_root_score``)."""
     for j in range(n):
         root_opts[j] = opts[j]
     n_nodes = _new_node(tree, 0, -1, -1) + 1
@@ -151,7 +152,7 @@ def _ismcts(cf, tree_kinds, roll_kinds, roll_params, root, sim, opts, root_opts,
                            path, n_nodes, scores, kids, pol_rng)
     for j in range(n):
         ch = _child(tree, 0, root_opts[j])
-        scores[j] = tree[0][ch] if ch >= 0 else 0.0
+        scores[j] = _root_score(tree[0][ch], tree[1][ch]) if ch >= 0 else 0.0
     return _pick_best(scores, root_opts, n, pol_rng)
 
 
