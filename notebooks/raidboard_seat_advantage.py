@@ -146,8 +146,8 @@ h2h
 # seat_gold_step=0..12` runs the same question with a search budget (`docs/balancing.md`).
 
 # %%
-N_SEARCH = 20_000 if SMALL else 200_000
-N_HOLD = 40_000 if SMALL else 400_000
+N_SEARCH = 2_000 if SMALL else 200_000
+N_HOLD = 4_000 if SMALL else 400_000
 SEARCH_SEED, HOLD_SEED = 505, 506
 STEPS = range(0, 13)
 PLAYERS = range(2, 7)
@@ -298,7 +298,7 @@ from vikingsim.core.game import tally_counts
 
 LEVELS = {"scripted": "greedy", "mid": "ismcts(budget=16)", "top": "ismcts(budget=128)"}
 SE_TARGET = 0.0025                                    # wanted standard error of a seat's rate
-N_SKILL_HOLD = 4_000 if SMALL else int(np.ceil(0.25 / SE_TARGET ** 2))
+N_SKILL_HOLD = 400 if SMALL else int(np.ceil(0.25 / SE_TARGET ** 2))
 N_SKILL_SEARCH = N_SKILL_HOLD // 2
 SKILL_SEARCH_SEED, SKILL_HOLD_SEED = 707, 708
 SKILL_STEPS = range(0, 11)

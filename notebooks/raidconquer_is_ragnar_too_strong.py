@@ -476,9 +476,9 @@ from vikingsim.studies import importance
 from vikingsim.studies.balance_worth import WorthTarget, gap_summary, paired_differences
 from vikingsim.studies.run import run_study
 
-N_IMP = 400 if SMALL else 4_000             # section 7: games per restricted-play cell
-N_FIT = 300 if SMALL else 2_000             # section 8: games per cell per cost
-N_PERT = 200 if SMALL else 1_000            # section 9: games per cell per perturbed catalog
+N_IMP = 100 if SMALL else 4_000             # section 7: games per restricted-play cell
+N_FIT = 100 if SMALL else 2_000             # section 8: games per cell per cost
+N_PERT = 50 if SMALL else 1_000            # section 9: games per cell per perturbed catalog
 WITHIN = 0.01                               # one point of win rate: "over/under-costed"
 IMP_DIR = Path(tempfile.mkdtemp(prefix="rc-importance-"))
 CARDS = {c["name"]: c for c in tomllib.loads(BUNDLED.read_text())["card"]}

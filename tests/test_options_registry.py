@@ -152,6 +152,11 @@ CONTEXTS = {
     ("raidconquer", "play_all_cards"): [{"policies": "hints(keep_in_winter=2)"}],
     # raidconquer §10.3, §13.12: the Two Player option's "No alliances" acts at 2 players only
     ("raidconquer", "two_player_alliances"): [{"players": 2}],
+    # raidconquer §14.1: seat i plays character (i + character_offset) mod 5, so at the DEFAULT
+    # 4 players and offset 0 Bjorn, the fifth, sits out (the defaults' 100 and 2,000 games were
+    # identical every run, then the offset-1 bench configuration found it alive)
+    ("raidconquer", "bjorn_base_attack"): [{"options": {"character_offset": 1}}],
+    ("raidconquer", "bjorn_base_defense"): [{"options": {"character_offset": 1}}],
 }
 
 
@@ -375,8 +380,12 @@ _BASE_RUNS: dict = {}
 
 def _search(game, name, alternatives, patch_for=None) -> list[str]:
     """Try every context and alternative; [] when one is alive, else what was seen."""
-    tried, cache = [], _BASE_RUNS
+    tried, cache, seen = [], _BASE_RUNS, []
     for ctx in CONTEXTS.get((game, name), []) + _game_contexts(game):
+        same = {k: v for k, v in ctx.items() if not (k == "options" and v == {})}
+        if same in seen:                   # a bench configuration {} is the defaults again:
+            continue                       # the same games, so the same verdict
+        seen.append(same)
         for alt in alternatives:
             why = _try(game, ctx, {name: alt}, cache,
                        patch=patch_for(alt) if patch_for else None)
