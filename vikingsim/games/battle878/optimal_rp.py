@@ -57,7 +57,7 @@ VI_MAX_SWEEPS = 100_000
 #: Convert counts, are policy data: policies.py)
 SPEND_FREE = -100
 #: Omens of Victory a Viking in-roll choice by default (878 §5.2); False: the scripted target
-OMENS_DEFAULT = False
+OMENS_DEFAULT = True
 #: ``omens_games`` code: the game whose value the Vikings' Omens choice serves (0 maximise
 #: P(Viking success), 1 minimise P(English success)); OMENS_SCRIPTED the scripted rule
 OMENS_SCRIPTED = -1
@@ -887,12 +887,17 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
 
 @functools.lru_cache(maxsize=8)
 def decisions(rules: Rules) -> tuple:
-    """Both games' decision tables ``(D, E, G)`` for ``rules`` (cached: a study or a notebook
-    builds many setups of one battle). Read-only."""
-    _, D, E, G = solve_rp(rp_spec(rules))
-    for a in (D, E, G):
+    """Both games' decision tables ``(D, E, G)`` for ``rules`` and, with the Omens choice on
+    (878 §5.2), ``Vr``: float64 (2, n, b, h, t, r, rc, fa, pc, pend, rag), each game's value
+    with the English to roll next (the leaves from which both engines compute the Vikings'
+    in-roll Omens choice, ``_omens_dp``; None when Omens is scripted). Cached: a study or a
+    notebook builds many setups of one battle. Read-only."""
+    spec = rp_spec(rules)
+    V, D, E, G = solve_rp(spec)
+    Vr = np.ascontiguousarray(V[..., 1]) if spec.omens else None
+    for a in (D, E, G) + ((Vr,) if Vr is not None else ()):
         a.flags.writeable = False
-    return D, E, G
+    return D, E, G, Vr, (omens_tri(spec) if spec.omens else None)
 
 
 def start_index(spec: RPSpec) -> tuple:
@@ -918,13 +923,15 @@ def own_fixed(table: np.ndarray) -> tuple:
     return np.ascontiguousarray(table[[0, 1, 4]]), np.ascontiguousarray(table[2:4])
 
 
-def optimal_rp(rules: Rules, ragnarok: bool = True) -> dict:
+def optimal_rp(rules: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT) -> dict:
     """Value of each game from the start (module docstring); ``ragnarok=False``: without the
-    Viking Ragnarök node (the solver before it)."""
-    spec = rp_spec(rules, ragnarok)
+    Viking Ragnarök node (the solver before it); ``omens=False``: Omens of Victory by the
+    scripted rule (the solver before the in-roll choice)."""
+    spec = rp_spec(rules, ragnarok, omens)
     V, D, E, G = solve_rp(spec)
     i = start_index(spec)
-    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)))[0]   # both play own tables
+    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)),   # both play own tables
+                       omens_games=(0, 0))[0]
     return {
         "vikings_guarantee": float(V[(0, *i)]),
         "english_guarantee": float(V[(1, *i)]),
@@ -933,8 +940,11 @@ def optimal_rp(rules: Rules, ragnarok: bool = True) -> dict:
         "optimised": "how many factions roll a Runes / Prayer die at each roll (SEED §4.1); "
                      + ("Ragnarok (buy or not) at the start of each Viking roll (SEED §4.3); "
                         if ragnarok else "")
+                     + ("Omens of Victory inside each Viking roll (which type, which dice "
+                        "re-rolled, again while Runes last; SEED §4.3); " if spec.omens else "")
                      + "the English Convert (how many) and God's Peace (now or not) once the "
-                     "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: Omens on the "
-                     "type with most non-Hits, no Battle Rage, Defend the Faith, "
-                     "Faith in Victory or retreat" + ("" if ragnarok else ", no Ragnarok"),
+                     "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: "
+                     + ("" if spec.omens else "Omens on the type with most non-Hits, ")
+                     + "no Battle Rage, Defend the Faith, Faith in Victory or retreat"
+                     + ("" if ragnarok else ", no Ragnarok"),
     }
