@@ -12,12 +12,18 @@
   the units, not that roll's battle dice (a decision on the dice would need them in the state);
 - at the start of every Viking roll, before its ``k`` (one choice of the pair), whether the
   Vikings buy Ragnarök (SEED §4.3: its Runes back to the pool, once per battle; it changes no
-  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off.
+  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off;
+- inside every Viking roll, once its dice have landed and the English have decided their
+  spending, Omens of Victory (SEED §4.3): stop, or pay the Omens cost and re-roll the dice of
+  one type except the Hits, Flees and others kept, again while Runes last (``_omens_dp``, an
+  in-roll node per (Norsemen Hits, Flees, Berserker Hits, Flees, Runes left), solved inside
+  the spending node and not stored; a block is then solved by policy iteration, see
+  ``_solve_rp``). ``rp_spec(..., omens=False)``: the scripted target instead (the type with
+  most non-Hit dice, Norsemen on a tie: the ``greedy`` target), the solver before this node.
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
-Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök at any
-other point, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
+never Battle Rage, Ragnarök at any other point, Defend the Faith, Faith in Victory (no Fyrd
+here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
 state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, rag, side)``: units, the
