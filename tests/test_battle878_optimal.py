@@ -340,7 +340,7 @@ def _omens_solve(W, dn, db, r, sign=1.0):
     tri = RP.omens_tri(spec)
     M = max(spec.max_dice[:2])
     U = np.zeros((r + 1, M + 1, M + 1, M + 1, M + 1))
-    C = np.zeros(U.shape, np.int64)
+    C = np.full(U.shape, -1, np.int64)     # entries outside the dice thrown stay -1
     Q = np.zeros(U.shape)
     L = np.zeros(W.shape)
     RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C)
@@ -358,7 +358,9 @@ def test_omens_in_roll_choice_hand_derived():
     type 1, nothing kept of it), worth 1/6. With 0 Runes nothing is re-rolled. The leaf
     distribution (forward pass), on 1 Berserker die alone with 1 Rune: Hit (4/6) stops with
     the Rune kept; Command (2/6) is re-rolled: 1 Hit, no Rune with P 2/6 x 4/6 = 8/36, 0 Hits
-    with 2/6 x 2/6 = 4/36."""
+    with 2/6 x 2/6 = 4/36. On 1 Norsemen die alone: Hit (1/2) stops; Flee (stop -0.05) and
+    Command (stop 0) are re-rolled (1/2 x 0.1 - 1/6 x 0.05 = 0.041667 either way): 1 Hit, no
+    Rune 1/2 x 1/2 = 1/4, a Flee 1/2 x 1/6 = 1/12, a Command 1/2 x 1/3 = 1/6."""
     W = np.zeros((6, 4, 3, 2))
     for hits in range(6):
         for fn in range(4):
@@ -374,6 +376,13 @@ def test_omens_in_roll_choice_hand_derived():
     assert L[1, 0, 0, 1] == pytest.approx(4 / 6, abs=1e-15)
     assert L[1, 0, 0, 0] == pytest.approx(8 / 36, abs=1e-15)
     assert L[0, 0, 0, 0] == pytest.approx(4 / 36, abs=1e-15)
+    assert L.sum() == pytest.approx(1.0, abs=1e-15)
+    U, C, L = _omens_solve(W, 1, 0, 1)
+    assert (C[1, 0, 1, 0, 0], C[1, 0, 0, 0, 0], C[1, 1, 0, 0, 0]) == (0, 0, -1)
+    assert L[1, 0, 0, 1] == pytest.approx(1 / 2, abs=1e-15)
+    assert L[1, 0, 0, 0] == pytest.approx(1 / 4, abs=1e-15)
+    assert L[0, 1, 0, 0] == pytest.approx(1 / 12, abs=1e-15)
+    assert L[0, 0, 0, 0] == pytest.approx(1 / 6, abs=1e-15)
     assert L.sum() == pytest.approx(1.0, abs=1e-15)
 
 
@@ -612,21 +621,22 @@ OMENS_OPTS = {"norsemen": 2, "berserkers": 1, "housecarls": 0, "thegns": 2,
               "runes_prayer": True, "first_roller": "attacker"}
 
 
-def _forced_omens(engine, omens_on, dice):
+def _forced_omens(engine, omens_on, dice, opts=OMENS_OPTS):
     """Policy optimal on both seats of OMENS_OPTS, its table zero except 1 Runes die at the
     start; with ``omens_on`` the Viking seat's Omens leaves are worth 0.1 per Thegn killed -
     0.05 per Norseman lost (a hand-made value table, ``Setup.omens``), else the scripted
     Omens. (outcome, effects) of one battle on the forced ``dice``."""
-    setup = make_setup(OMENS_OPTS, ["optimal", "optimal"])
+    setup = make_setup(opts, ["optimal", "optimal"])
     table = np.zeros_like(setup.table)
     table[2:4] = RP.SPEND_SCRIPTED
-    table[0, 2, 1, 0, 2, 0, 0, 0, 0, 1, 0] = 1        # seat 0 at the start: 1 Runes die
+    n0, b0, t0 = opts["norsemen"], opts["berserkers"], opts["thegns"]
+    table[0, n0, b0, 0, t0, 0, 0, 0, 0, :, 0] = 1     # seat 0 at the start: 1 Runes die
     omens = None
     if omens_on:
         vals, tri, game = setup.omens
         n = np.arange(vals.shape[0]).reshape((-1,) + (1,) * 9)
         t = np.arange(vals.shape[3]).reshape((1, 1, 1, -1) + (1,) * 6)
-        hand = np.broadcast_to(0.1 * (2 - t) - 0.05 * (2 - n), vals.shape).copy()
+        hand = np.broadcast_to(0.1 * (t0 - t) - 0.05 * (n0 - n), vals.shape).copy()
         omens = (hand, tri, 0)
     setup = replace(setup, table=table, omens=omens)
     if engine == "reference":
@@ -656,3 +666,16 @@ def test_forced_dice_the_optimal_omens_differs_from_the_scripted_one(engine):
     assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
     o, eff = _forced_omens(engine, False, dice)
     assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.ENGLISH_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
+    """878 §5.2 by hand, the leaves of the test above, 2 Norsemen (no Berserker) v 2 Thegns:
+    Norsemen dice 1, 5 (Hit, Command), the Runes die 1 (a Rune). Stop 0.1; re-roll the
+    Command keeping the Hit 1/2 x 1 + 1/6 x 0.05 + 1/3 x 0.1 = 0.5417; both dice at most
+    1/4 + 3/4 x 0.1 = 0.325; the Hit keeping the Command at most 0.1. The Command die is
+    re-rolled: 1, a Hit, and with the kept Hit 2 Hits: Viking win in one roll (the script has
+    no die for a second roll)."""
+    opts = {**OMENS_OPTS, "berserkers": 0}
+    o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1), opts)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)

@@ -472,6 +472,80 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
 
 
 @jit
+def _spend_moves_both(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, q, ex, sidx,
+                 sp,
+                 scratch):
+    """Phase 1 (the roll's Runes/Prayer dice landed), both games at once where their
+    transitions are the same (an English roll; a Viking roll with the scripted Omens): the
+    English Convert ``q`` times (878 §5.2), then the battle dice (Vikings: with the scripted
+    Omens, ``vtab``) are applied. ``ex[g]``: P x value of outcomes leaving the block; in-block
+    ones go to ``sidx``/``sp``."""
+    R, co, cc = spec_i[0], spec_i[2], spec_i[3]
+    mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
+    ex[0] = 0.0
+    ex[1] = 0.0
+    nt = 0
+    n1, t1, rc2, pc2 = _convert_q(n, t, rc, pc, cc, q)
+    if side == 0:
+        dn, db = min(n, mn), min(b, mb)       # the dice were thrown before the Convert
+        for hits in range(mn + mb + 1):
+            for fN in range(mn + 1):
+                for fB in range(mb + 1):
+                    for rl in range(R + 1):
+                        p = vtab[dn, db, r, hits, fN, fB, rl]
+                        if p == 0.0:
+                            continue
+                        n2 = n1 - min(fN, n1)
+                        b2 = b - min(fB, b)
+                        xt = min(hits, t1)
+                        t2 = t1 - xt
+                        h2 = h - min(hits - xt, h)
+                        nt = _outcome_both(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                                      rag, 1, p, ex, sidx, sp, nt, scratch)
+    else:
+        dh, dt = min(h, mh), min(t, mt)
+        for hits in range(mh + mt + 1):
+            for fh in range(mh + 1):
+                for ft in range(mt + 1):
+                    p = etab[dh, dt, hits, fh, ft]
+                    if p == 0.0:
+                        continue
+                    h2 = h - min(fh, h)
+                    t2 = t1 - min(ft, t1)
+                    take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
+                    rem = hits - take
+                    xn = min(rem, n1)
+                    n2 = n1 - xn
+                    b2 = b - take - min(rem - xn, b - take)
+                    nt = _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
+                                  p, ex, sidx, sp, nt, scratch)
+    for j in range(nt):                  # compress: scratch holds in-block probabilities
+        sp[j] = scratch[sidx[j]]
+        scratch[sidx[j]] = 0.0
+    return nt
+
+
+@jit
+def _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, ex, sidx, sp,
+             nt, scratch):
+    """Book one outcome of a roll (``_spend_moves_both``): the next roll's phase-0 node."""
+    R, PD = V.shape[5] - 1, V.shape[7] - 1
+    if n2 + b2 == 0 or h2 + t2 == 0:
+        ex[0] += p * _terminal(n2, b2, h2, t2, 0)
+        ex[1] += p * _terminal(n2, b2, h2, t2, 1)
+    elif n2 == n and b2 == b and h2 == h and t2 == t:
+        j = _block_index(r, rc, fa, pc, pend, rag, side, 0, R, PD)
+        if scratch[j] == 0.0:
+            sidx[nt] = j
+            nt += 1
+        scratch[j] += p
+    else:
+        ex[0] += p * V[0, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side]
+        ex[1] += p * V[1, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side]
+    return nt
+
+
+@jit
 def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag, dn, db, og,
                    ows):
     """878 §5.2 Omens as a Viking choice: the value of each end of the roll in game ``og``
@@ -673,7 +747,17 @@ def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, 
             nsucc[0, j, q] = -1   # not affordable
             nsucc[1, j, q] = -1
             continue
-        for g in range(2):
+        if side == 1 or r < spec_i[2] or (omode[0] < 0 and omode[1] < 0):
+            if omens_only:
+                continue          # the same in both games, and no Omens choice in it
+            m = _spend_moves_both(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag,
+                                  side, q, ex[j, q], sidx[0, j, q], sp[0, j, q], scratch)
+            nsucc[0, j, q] = m
+            nsucc[1, j, q] = m
+            sidx[1, j, q] = sidx[0, j, q]
+            sp[1, j, q] = sp[0, j, q]
+            continue
+        for g in range(2):  # a Viking roll with an Omens choice: per game
             if omens_only and omode[g] < 0:
                 continue          # scripted Omens: the transitions do not move
             if omens_only:        # keep the old transitions to see whether they move
