@@ -621,7 +621,7 @@ OMENS_OPTS = {"norsemen": 2, "berserkers": 1, "housecarls": 0, "thegns": 2,
               "runes_prayer": True, "first_roller": "attacker"}
 
 
-def _forced_omens(engine, omens_on, dice, opts=OMENS_OPTS):
+def _forced_omens(engine, omens_on, dice, opts=OMENS_OPTS, entries=None, const=None):
     """Policy optimal on both seats of OMENS_OPTS, its table zero except 1 Runes die at the
     start; with ``omens_on`` the Viking seat's Omens leaves are worth 0.1 per Thegn killed -
     0.05 per Norseman lost (a hand-made value table, ``Setup.omens``), else the scripted
@@ -631,12 +631,16 @@ def _forced_omens(engine, omens_on, dice, opts=OMENS_OPTS):
     table[2:4] = RP.SPEND_SCRIPTED
     n0, b0, t0 = opts["norsemen"], opts["berserkers"], opts["thegns"]
     table[0, n0, b0, 0, t0, 0, 0, 0, 0, :, 0] = 1     # seat 0 at the start: 1 Runes die
+    for idx, k in (entries or {}).items():
+        table[idx] = k
     omens = None
     if omens_on:
         vals, tri, game = setup.omens
         n = np.arange(vals.shape[0]).reshape((-1,) + (1,) * 9)
         t = np.arange(vals.shape[3]).reshape((1, 1, 1, -1) + (1,) * 6)
         hand = np.broadcast_to(0.1 * (t0 - t) - 0.05 * (n0 - n), vals.shape).copy()
+        if const is not None:
+            hand[...] = const
         omens = (hand, tri, 0)
     setup = replace(setup, table=table, omens=omens)
     if engine == "reference":
@@ -679,3 +683,24 @@ def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
     opts = {**OMENS_OPTS, "berserkers": 0}
     o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1), opts)
     assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_sees_the_english_convert(engine):
+    """878 §5.2: the Vikings' Omens choice is made once the English have spent on that roll.
+    2 Norsemen + 1 Berserker attack 2 Thegns; the English (defenders) roll first: Thegn dice
+    5, 5 (Commands), their Prayer die (row 1: 1 die) 2, a Conversion; no Hit, so the first-hit
+    rule lapses. The Vikings (row 0: 2 Runes dice): Norsemen dice 1, 5, Berserker die 5, Runes
+    dice 1 (a Rune), 5 (a Conversion): 2 Conversions, and the English Convert once (row 2), a
+    Norseman for a Thegn: 1 N + 1 B v 3 T with 1 Hit showing. Every leaf that does not end the
+    battle is worth 0.3 (a hand table): 3 Thegns cannot all die to 2 Hits, so every option
+    ties at 0.3 and the Vikings stop (no Omens). Had they chosen before the Convert (2 Thegns),
+    re-rolling the Berserker Command would win with P 4/6. The Hit kills a Thegn; the English
+    roll 1, 1: the Norseman and the Berserker die, English win."""
+    entries = {(0, 2, 1, 0, 2, 0, 0, 0, 1, 0, 0): 2,      # seat 0 after roll 1 (pc 1, pend 0)
+               (1, 2, 1, 0, 2, 0, 0, 0, 0, 1, 0): 1,      # seat 1 at the start: 1 Prayer die
+               (2, 2, 1, 0, 2, 1, 1, 0, 1, 0, 0): 1}      # the Viking roll: Convert once
+    opts = {**OMENS_OPTS, "first_roller": "defender"}
+    o, eff = _forced_omens(engine, True, _d(5, 5, 2, 1, 5, 5, 1, 5, 1, 1), opts, entries, 0.3)
+    assert (o, eff["omens"], eff["convert"], eff["runes_rolled"]) == \
+        (Outcome.ENGLISH_WIN, 0, 1, 2)
