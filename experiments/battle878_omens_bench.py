@@ -1,3 +1,5 @@
+"""Time one exact Runes and Prayer solve per shipped 878 battle (docs/benchmarks.md, omens878):
+``python experiments/battle878_omens_bench.py "{'omens': True}" [case,case]``; one JSON line each."""
 import sys, time, json, resource
 import numpy as np
 from vikingsim.games.battle878 import optimal_rp as RP
