@@ -1,7 +1,9 @@
 """Time one exact Runes and Prayer solve per shipped 878 battle (docs/benchmarks.md, omens878):
 ``python experiments/battle878_omens_bench.py "{'omens': True}" [case,case]``; one JSON line each."""
-import sys, time, json, resource
-import numpy as np
+import json
+import sys
+import time
+
 from vikingsim.games.battle878 import optimal_rp as RP
 from vikingsim.games.battle878.rules import rules_from_options
 RP_ARMY = {"norsemen": 3, "berserkers": 2, "housecarls": 2, "thegns": 2, "runes_prayer": True}
