@@ -322,9 +322,10 @@ def test_omens_choice_never_lowers_the_viking_guarantee(opts):
 
 def test_omens_guarantee_holds_against_the_scripted_omens():
     """The English guarantee (solved with the Vikings' Omens free, as minimiser) holds when
-    the Vikings play the scripted Omens instead, all else as solved; and the Vikings' own
-    game-0 Omens in the English game (both seats on their own tables) is no better for the
-    Vikings there than their minimising choice."""
+    the Vikings play the scripted Omens instead, all else as solved; the Vikings' own game-0
+    Omens in the English game is no better for the Vikings there than their minimising
+    choice; and the values satisfy the in-roll Bellman equation (policy iteration settled:
+    the choices computed from the final values, held fixed, reproduce them)."""
     spec, V, D, E, G = _solved(RP_ARMY)
     i = RP.start_index(spec)
     scripted = RP.solve_rp(spec, omens_games=(0, RP.OMENS_SCRIPTED))[0]
@@ -332,6 +333,10 @@ def test_omens_guarantee_holds_against_the_scripted_omens():
     assert scripted[(0, *i)] == V[(0, *i)]           # game 0 untouched by game 1's Omens
     own = RP.solve_rp(spec, omens_games=(0, 0))[0]
     assert own[(1, *i)] >= V[(1, *i)] - 1e-12
+    # the in-roll Bellman equation: the Omens choices read off the solved values (as the
+    # engines read them) and held fixed give the solved values back, in every state
+    again = RP.solve_rp(spec, omens_values=V)[0]
+    assert np.abs(again - V).max() < 1e-12
 
 
 def _omens_solve(W, dn, db, r, sign=1.0):

@@ -67,6 +67,9 @@ OMENS_DEFAULT = True
 #: ``omens_games`` code: the game whose value the Vikings' Omens choice serves (0 maximise
 #: P(Viking success), 1 minimise P(English success)); OMENS_SCRIPTED the scripted rule
 OMENS_SCRIPTED = -1
+#: ``omens_games`` code + g: the Omens choices of game g computed from a given value table
+#: (``solve_rp(..., omens_values=V)``: a fixed Omens strategy, e.g. the saddle's)
+OMENS_EXTERNAL = 10
 #: in-roll values closer than this are a tie (the smaller option wins, ``_omens_dp``)
 OMENS_TIE = 1e-13
 #: policy-iteration rounds of a block (Omens choices recomputed from the block's values)
@@ -552,9 +555,15 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
     (after the Convert: ``n1`` Norsemen, ``t1`` Thegns, cards ``rc``, ``pc``), the Vikings'
     in-roll choices on it (``_omens_dp``: maximise game 0, minimise game 1) and the leaf
     distribution from ``r`` Runes (``_omens_forward``) into ``ows[4]``. An end that changes
-    no unit is a node of this block: its value is the block's current estimate ``vals``."""
-    W, U, C, Q, L = ows[0], ows[1], ows[2], ows[3], ows[4]
+    no unit is a node of this block: its value is the block's current estimate ``vals``.
+    ``og`` >= OMENS_EXTERNAL: the choice of game ``og - OMENS_EXTERNAL`` read from the given
+    value table ``ows[6]`` instead (a fixed Omens strategy: the saddle's, for policy
+    evaluation)."""
+    W, U, C, Q, L, VO = ows[0], ows[1], ows[2], ows[3], ows[4], ows[6]
     R, PD, co = spec_i[0], spec_i[1], spec_i[2]
+    ext = og >= OMENS_EXTERNAL            # the leaves from a given value table (``VO``)
+    if ext:
+        og -= OMENS_EXTERNAL
     for hits in range(dn + db + 1):
         for fN in range(dn + 1):
             for fB in range(db + 1):
@@ -566,6 +575,8 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
                 for rl in range(r + 1):
                     if n2 + b2 == 0 or h2 + t2 == 0:
                         w = _terminal(n2, b2, h2, t2, og)
+                    elif ext:
+                        w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
                     elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
                         w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
                     else:
@@ -601,7 +612,7 @@ def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, e
 
 
 @jit
-def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, omode, tri):
+def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, omode, tri, VO):
     """Values of both games and each game's decisions on every state; no checks.
 
     Every roll is two nodes of one block (units fixed): phase 0, the roller picks ``k``
@@ -645,7 +656,7 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri)
+           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO)
     old = np.zeros(2 + 2 * MS)
     changed = np.zeros(1, np.int64)
     live = omode[0] >= 0 or omode[1] >= 0
@@ -936,7 +947,8 @@ _NONE = np.full((1,) * 11, -1, np.int8)
 
 
 def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
-             fixed_spend: np.ndarray | None = None, omens_games: tuple | None = None):
+             fixed_spend: np.ndarray | None = None, omens_games: tuple | None = None,
+             omens_values: np.ndarray | None = None):
     """(V, D, E, G) of ``_solve_rp`` for ``spec``; ``fixed`` / ``fixed_spend`` (int8, shape of
     the value table without the game axis and with the side axis first: (rows, n, b, h, t,
     r, rc, fa, pc, pend, rag)) impose dice counts of side 0 / 1 (rows 0-1; row 2, if given,
@@ -944,7 +956,9 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
     side 0 / 1. ``omens_games[g]``: in game ``g`` the Vikings' Omens choice serves game
     ``omens_games[g]`` (0 or 1; OMENS_SCRIPTED: the scripted rule); default (0, 1), each
     game's own, with ``spec.omens``, else scripted. (0, 0): the Viking seat plays its own
-    game's Omens in both games (both seats on their own tables). InputError if value
+    game's Omens in both games. ``omens_values`` (a ``V`` of this spec): the Omens choices
+    are computed from it instead of the values being solved (a fixed Omens strategy: with the
+    saddle's ``V`` and (0, 0), both seats on their own tables exactly). InputError if value
     iteration does not converge or the roll cap could truncate battles."""
     from vikingsim.games.battle878.exact import TRUNCATION_TOL, _binom_cdf_below
 
@@ -962,10 +976,14 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
         omens_games = (0, 1) if spec.omens else (OMENS_SCRIPTED, OMENS_SCRIPTED)
     elif not spec.omens:
         omens_games = (OMENS_SCRIPTED, OMENS_SCRIPTED)
+    og = np.array(omens_games, np.int64)
+    if omens_values is not None:
+        og = np.where(og >= 0, og + OMENS_EXTERNAL, og)
+    VO = np.zeros((1,) * 12) if omens_values is None else np.ascontiguousarray(omens_values)
     V, D, E, G, sweeps, rounds = _solve_rp(
         spec_i, spec_f, N0, B0, H0, T0, viking_table(spec), english_table(spec),
         _NONE if fixed is None else fixed, _NONE if fixed_spend is None else fixed_spend,
-        np.array(omens_games, np.int64), omens_tri(spec))
+        og, omens_tri(spec), VO)
     if sweeps < 0:
         raise InputError("optimal play with Runes and Prayer: a block did not converge "
                          "(a face table with no Hits?)")
@@ -1021,7 +1039,7 @@ def optimal_rp(rules: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT)
     V, D, E, G = solve_rp(spec)
     i = start_index(spec)
     fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)),   # both play own tables
-                       omens_games=(0, 0))[0]
+                       omens_games=(0, 0), omens_values=V)[0]       # (Omens: game 0's)
     return {
         "vikings_guarantee": float(V[(0, *i)]),
         "english_guarantee": float(V[(1, *i)]),
