@@ -338,10 +338,11 @@ these, not among all strategies); P(Vikings win) as the zero-sum payoff.
 # `vikingsim/games/battle878/optimal_rp.py`): two zero-sum games, one per side, each solved by
 # backward induction. **What is optimised**: at every roll, how many factions of the rolling
 # side roll a Runes or Prayer die (SEED §4.1), whether the Vikings buy Ragnarök at the start of
-# their roll (SEED §4.3), and, once those dice have landed,
-# whether the English take God's Peace now and how many times they Convert (SEED §4.4). **What
-# is scripted** (the same in the solver and in policy `optimal`): Omens of Victory on the type
-# with most non-Hits while Runes last, no Battle Rage, Defend the Faith, retreat or Ragnarök at
+# their roll (SEED §4.3), once those dice have landed
+# whether the English take God's Peace now and how many times they Convert (SEED §4.4), and
+# inside each Viking roll, after the English have spent, Omens of Victory: which type's dice and
+# which of them to re-roll, again while Runes last (SEED §4.3). **What is left out** (the same in
+# the solver and in policy `optimal`): no Battle Rage, Defend the Faith, retreat or Ragnarök at
 # any other point (why: docs/rules/battle878.md §5.2). So the guarantees are exact *within that decision set*:
 # a scripted policy that uses an effect `optimal` never buys (Battle Rage, Defend the Faith)
 # can beat them. The solver's
@@ -417,6 +418,6 @@ Markdown(f"""
 Within the decision set, no English play can push the optimal Vikings below their guarantee
 and no Viking play can lift the Vikings above what the optimal English concede; a scripted
 policy that lands outside these bounds does so by playing differently in the scripted part
-(Battle Rage, Ragnarök, Defend the Faith, another Omens target), which the solver does not
+(Battle Rage, Ragnarök after its own Runes dice, Defend the Faith), which the solver does not
 optimise.
 """)

@@ -232,7 +232,8 @@ def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
     (n = 200,000: SE 0.1 pp, 4 SE tolerance)."""
     opts = SCRIPTED_OK
     spec, V, D, E, G = _solved(opts)
-    Vf = RP.solve_rp(spec, _full(D, 2), _full(D, RP.SPEND_SCRIPTED))[0]
+    Vf = RP.solve_rp(spec, _full(D, 2), _full(D, RP.SPEND_SCRIPTED),
+                     omens_games=(RP.OMENS_SCRIPTED, RP.OMENS_SCRIPTED))[0]   # greedy's Omens
     s = simulate(GAME, N_MC, seed=21, options=opts, policies=["greedy", "greedy"],
                  threads=2).summary
     i = RP.start_index(spec)
@@ -300,6 +301,105 @@ def test_ragnarok_node_never_lowers_the_viking_guarantee(opts):
     assert got[True][1] <= got[False][1] + 1e-12
 
 
+@pytest.mark.parametrize("opts", SHIPPED_RP[:3], ids=range(3))
+def test_omens_choice_never_lowers_the_viking_guarantee(opts):
+    """878 §5.2: Omens of Victory as a Viking in-roll choice contains the scripted target
+    (most non-Hit dice, all of them re-rolled) among its options, so the Viking guarantee with
+    it is at least the one with ``rp_spec(..., omens=False)`` and the English guarantee at most
+    (the English game's Vikings minimise over the same options). On RP_ARMY the choice is a
+    real one: the Viking guarantee rises by more than 1e-4."""
+    r = rules_from_options(opts)
+    got = {}
+    for om in (False, True):
+        spec = RP.rp_spec(r, omens=om)
+        assert spec.omens == int(om)
+        got[om] = RP.solve_rp(spec)[0][(slice(None), *RP.start_index(spec))]
+    assert got[True][0] >= got[False][0] - 1e-12
+    assert got[True][1] <= got[False][1] + 1e-12
+    if opts is RP_ARMY:
+        assert got[True][0] > got[False][0] + 1e-4
+
+
+def test_omens_guarantee_holds_against_the_scripted_omens():
+    """The English guarantee (solved with the Vikings' Omens free, as minimiser) holds when
+    the Vikings play the scripted Omens instead, all else as solved; the Vikings' own game-0
+    Omens in the English game is no better for the Vikings there than their minimising
+    choice; and the values satisfy the in-roll Bellman equation (policy iteration settled:
+    the choices computed from the final values, held fixed, reproduce them)."""
+    spec, V, D, E, G = _solved(RP_ARMY)
+    i = RP.start_index(spec)
+    scripted = RP.solve_rp(spec, omens_games=(0, RP.OMENS_SCRIPTED))[0]
+    assert scripted[(1, *i)] >= V[(1, *i)] - 1e-12
+    assert scripted[(0, *i)] == V[(0, *i)]           # game 0 untouched by game 1's Omens
+    own = RP.solve_rp(spec, omens_games=(0, 0))[0]
+    assert own[(1, *i)] >= V[(1, *i)] - 1e-12
+    # the in-roll Bellman equation: the Omens choices read off the solved values (as the
+    # engines read them) and held fixed give the solved values back, in every state
+    again = RP.solve_rp(spec, omens_values=V)[0]
+    assert np.abs(again - V).max() < 1e-12
+
+
+def _omens_solve(W, dn, db, r, sign=1.0):
+    """``_omens_dp`` and ``_omens_forward`` on the default faces (N HHHFCC, B HHHHCC)."""
+    spec = RP.rp_spec(rules_from_options(RP_ARMY))
+    tri = RP.omens_tri(spec)
+    M = max(spec.max_dice[:2])
+    U = np.zeros((r + 1, M + 1, M + 1, M + 1, M + 1))
+    C = np.full(U.shape, -1, np.int64)     # entries outside the dice thrown stay -1
+    Q = np.zeros(U.shape)
+    L = np.zeros(W.shape)
+    RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C)
+    RP._omens_forward(C, dn, db, r, 1, tri, Q, L)
+    return U, C, L
+
+
+def test_omens_in_roll_choice_hand_derived():
+    """SEED §4.3, 878 §5.2, by hand. 2 Norsemen dice show Hit, Command; the Berserker die
+    Command; 1 Rune. A leaf is worth 0.1 per Hit - 0.05 per Norsemen Flee. Scripted: the
+    non-Hits tie 1-1, so the Norsemen's Command is re-rolled: 0.1 + 1/2 x 0.1 - 1/6 x 0.05 =
+    0.141667. Re-rolling the Berserker's Command instead: 0.1 + 4/6 x 0.1 = 0.166667 (no Flee
+    face). Both Norsemen dice: 2 x (0.05 - 0.05/6) = 0.083333; the Norsemen Hit alone:
+    0.1 x 1/2 - 0.05 x 1/6 = 0.041667; stop: 0.1. The choice is the Berserker die (code 1000:
+    type 1, nothing kept of it), worth 1/6. With 0 Runes nothing is re-rolled. The leaf
+    distribution (forward pass), on 1 Berserker die alone with 1 Rune: Hit (4/6) stops with
+    the Rune kept; Command (2/6) is re-rolled: 1 Hit, no Rune with P 2/6 x 4/6 = 8/36, 0 Hits
+    with 2/6 x 2/6 = 4/36. On 1 Norsemen die alone: Hit (1/2) stops; Flee (stop -0.05) and
+    Command (stop 0) are re-rolled (1/2 x 0.1 - 1/6 x 0.05 = 0.041667 either way): 1 Hit, no
+    Rune 1/2 x 1/2 = 1/4, a Flee 1/2 x 1/6 = 1/12, a Command 1/2 x 1/3 = 1/6."""
+    W = np.zeros((6, 4, 3, 2))
+    for hits in range(6):
+        for fn in range(4):
+            W[hits, fn] = 0.1 * hits - 0.05 * fn
+    U, C, L = _omens_solve(W, 2, 1, 1)
+    assert C[1, 1, 0, 0, 0] == 1000
+    assert U[1, 1, 0, 0, 0] == pytest.approx(0.1 + 4 / 6 * 0.1, abs=1e-15)
+    assert C[0, 1, 0, 0, 0] == -1
+    # minimising (the English game's Vikings): the same leaves negated pick the same die
+    U2, C2, _ = _omens_solve(-W, 2, 1, 1, sign=-1.0)
+    assert C2[1, 1, 0, 0, 0] == 1000
+    U, C, L = _omens_solve(W, 0, 1, 1)
+    assert L[1, 0, 0, 1] == pytest.approx(4 / 6, abs=1e-15)
+    assert L[1, 0, 0, 0] == pytest.approx(8 / 36, abs=1e-15)
+    assert L[0, 0, 0, 0] == pytest.approx(4 / 36, abs=1e-15)
+    assert L.sum() == pytest.approx(1.0, abs=1e-15)
+    U, C, L = _omens_solve(W, 1, 0, 1)
+    assert (C[1, 0, 1, 0, 0], C[1, 0, 0, 0, 0], C[1, 1, 0, 0, 0]) == (0, 0, -1)
+    assert L[1, 0, 0, 1] == pytest.approx(1 / 2, abs=1e-15)
+    assert L[1, 0, 0, 0] == pytest.approx(1 / 4, abs=1e-15)
+    assert L[0, 1, 0, 0] == pytest.approx(1 / 12, abs=1e-15)
+    assert L[0, 0, 0, 0] == pytest.approx(1 / 6, abs=1e-15)
+    assert L.sum() == pytest.approx(1.0, abs=1e-15)
+
+
+def test_omens_never_rerolls_more_when_stopping_ties():
+    """Ties go to the smaller option (stop first): with every leaf worth the same, no state
+    re-rolls anything."""
+    W = np.full((6, 4, 3, 3), 0.5)
+    U, C, L = _omens_solve(W, 3, 2, 2)
+    assert (C == -1).all()
+    assert L[:, :, :, 2].sum() == pytest.approx(1.0, abs=1e-14)   # no Rune spent
+
+
 @pytest.mark.parametrize("code", [RP.SPEND_SCRIPTED, 0, 1, RP.SPEND_GP])
 def test_english_spending_is_a_maximin_choice(code):
     """878 §5.2: the English Convert / God's Peace choice. Fixing the English spending to one
@@ -339,26 +439,37 @@ def test_guarantee_holds_against_every_scripted_policy_of_the_other_side(opts):
             fixed[1 - g] = own[1 - g] if other is None else other[0]
             fixed[2] = own[4] if (g == 0 or other is None) else other[2]
             spend = own[2:4].copy() if (g == 1 or other is None) else _full(D, other[1])
-            Vf = RP.solve_rp(spec, fixed, spend)[0]
+            # the Vikings' Omens: their own table's (game 0) when they play optimal, the
+            # scripted rule when they play a scripted policy (878 §5.2)
+            og = 0 if (g == 0 or other is None) else RP.OMENS_SCRIPTED
+            Vf = RP.solve_rp(spec, fixed, spend, omens_games=(og, og))[0]
             assert Vf[(g, *i)] >= V[(g, *i)] - 1e-12, (g, name)
 
 
-def test_optimal_vikings_against_greedy_english_simulated_matches_the_dp():
-    """Kernel v DP with the new English choices on the other seat: optimal (Vikings) against
-    greedy (English) inside the model (SCRIPTED_OK); P(Viking success) from the DP's policy
-    evaluation within 4 SE (n = 200,000: SE 0.1 pp); the English optimal against greedy
-    Vikings likewise."""
+@pytest.mark.parametrize("g,other", [(0, "greedy"), (0, "never"), (1, "greedy"), (1, "never")])
+def test_optimal_against_scripted_simulated_matches_the_dp(g, other):
+    """Kernel v DP with every choice of the optimised set on the optimal seat (its Omens
+    too, 878 §5.2) against a scripted seat inside the model (SCRIPTED_OK: greedy and never
+    buy nothing the DP lacks): P(success) of the optimal seat from the DP's exact policy
+    evaluation within 4 SE, and that evaluation at least the seat's guarantee. n = 200,000:
+    SE 0.1 pp, so 4 SE (0.4 pp) is about the Omens choice's own gain on RP_ARMY (0.37 pp in
+    docs/benchmarks.md), the smallest error of the Omens play this must see."""
     spec, V, D, E, G = _solved(SCRIPTED_OK)
     i = RP.start_index(spec)
     own = RP.decision_table(D, E, G)
-    for g, pols in ((0, ["optimal", "greedy"]), (1, ["greedy", "optimal"])):
-        fixed = _full(D, 2)
-        fixed[g] = own[g]
-        spend = own[2:4] if g == 1 else _full(D, RP.SPEND_SCRIPTED)
-        want = RP.solve_rp(spec, fixed, spend)[0][(g, *i)]
-        s = simulate(GAME, N_MC, seed=31 + g, options=SCRIPTED_OK, policies=pols,
-                     threads=2).summary
-        assert abs(_z(_p_success(s, g), want, N_MC)) < 4, pols
+    k, code = (2, RP.SPEND_SCRIPTED) if other == "greedy" else (0, 0)
+    fixed = _full(D, k)
+    fixed[g] = own[g]
+    spend = own[2:4] if g == 1 else _full(D, code)
+    og = 0 if g == 0 else RP.OMENS_SCRIPTED       # scripted Vikings: the scripted Omens
+    want = RP.solve_rp(spec, fixed, spend, omens_games=(og, og))[0][(g, *i)]
+    assert want >= V[(g, *i)] - 1e-12
+    pols = ["optimal", other] if g == 0 else [other, "optimal"]
+    s = simulate(GAME, N_MC, seed=31 + g, options=SCRIPTED_OK, policies=pols,
+                 threads=2).summary
+    assert abs(_z(_p_success(s, g), want, N_MC)) < 4, pols
+    if g == 0 and other == "greedy":
+        assert s["mean_omens"] > 0
 
 
 @pytest.mark.parametrize("game", [0, 1])
@@ -509,3 +620,92 @@ def test_rp_size_and_rule_limits_are_one_line_errors(cli):
               "norsemen=40", "--set", "thegns=40")
     assert bad.returncode == 2 and "too large" in bad.stderr and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+OMENS_OPTS = {"norsemen": 2, "berserkers": 1, "housecarls": 0, "thegns": 2,
+              "runes_prayer": True, "first_roller": "attacker"}
+
+
+def _forced_omens(engine, omens_on, dice, opts=OMENS_OPTS, entries=None, const=None):
+    """Policy optimal on both seats of OMENS_OPTS, its table zero except 1 Runes die at the
+    start; with ``omens_on`` the Viking seat's Omens leaves are worth 0.1 per Thegn killed -
+    0.05 per Norseman lost (a hand-made value table, ``Setup.omens``), else the scripted
+    Omens. (outcome, effects) of one battle on the forced ``dice``."""
+    setup = make_setup(opts, ["optimal", "optimal"])
+    table = np.zeros_like(setup.table)
+    table[2:4] = RP.SPEND_SCRIPTED
+    n0, b0, t0 = opts["norsemen"], opts["berserkers"], opts["thegns"]
+    table[0, n0, b0, 0, t0, 0, 0, 0, 0, :, 0] = 1     # seat 0 at the start: 1 Runes die
+    for idx, k in (entries or {}).items():
+        table[idx] = k
+    omens = None
+    if omens_on:
+        vals, tri, game = setup.omens
+        n = np.arange(vals.shape[0]).reshape((-1,) + (1,) * 9)
+        t = np.arange(vals.shape[3]).reshape((1, 1, 1, -1) + (1,) * 6)
+        hand = np.broadcast_to(0.1 * (t0 - t) - 0.05 * (n0 - n), vals.shape).copy()
+        if const is not None:
+            hand[...] = const
+        omens = (hand, tri, 0)
+    setup = replace(setup, table=table, omens=omens)
+    if engine == "reference":
+        b = Battle(setup.rules, setup.policies, _Script(dice), _Script([]), table=table,
+                   omens=omens)
+        return b.run(), dict(b.effects)
+    out = allocate(setup, 1)
+    KP._play_block(*_args(setup), 0, 1, _Script(dice), _Script([]), _outs(out))
+    eff = {n: int(out["effects"][0, j]) for j, n in enumerate(KP.EFFECT_NAMES)}
+    return Outcome(int(out["outcome"][0])), eff
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_differs_from_the_scripted_one(engine):
+    """878 §5.2, SEED §4.3, by hand. 2 Norsemen + 1 Berserker attack 2 Thegns and roll first:
+    Norsemen dice 1, 5 (Hit, Command), Berserker die 5 (Command), the Runes die 1 (a Rune).
+    Leaves worth 0.1 per Thegn killed - 0.05 per Norseman lost (a win is 1): stop 0.1;
+    re-roll the Norsemen Command (the scripted target: non-Hits tie 1-1, Norsemen first)
+    1/2 x 1 + 1/6 x 0.05 + 1/3 x 0.1 = 0.5417; re-roll the Berserker Command 4/6 x 1 +
+    2/6 x 0.1 = 0.7; both Norsemen dice at most 1/4 + 3/4 x 0.1 = 0.325; the Norsemen Hit
+    alone at most 0.1. The optimal Vikings re-roll the Berserker die: 4 is a Hit, 2 Hits, the
+    Vikings win in one roll. The scripted Omens re-rolls the Norseman's Command: 4 is a Flee
+    (1 Hit, a Norseman flees); the English then roll Thegn die 1 (the first Hit takes the
+    Berserker), the Norseman 5 (Command), the Thegn 1: English win."""
+    dice = _d(1, 5, 5, 1, 4, 1, 5, 1)
+    o, eff = _forced_omens(engine, True, dice)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+    o, eff = _forced_omens(engine, False, dice)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.ENGLISH_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
+    """878 §5.2 by hand, the leaves of the test above, 2 Norsemen (no Berserker) v 2 Thegns:
+    Norsemen dice 1, 5 (Hit, Command), the Runes die 1 (a Rune). Stop 0.1; re-roll the
+    Command keeping the Hit 1/2 x 1 + 1/6 x 0.05 + 1/3 x 0.1 = 0.5417; both dice at most
+    1/4 + 3/4 x 0.1 = 0.325; the Hit keeping the Command at most 0.1. The Command die is
+    re-rolled: 1, a Hit, and with the kept Hit 2 Hits: Viking win in one roll (the script has
+    no die for a second roll)."""
+    opts = {**OMENS_OPTS, "berserkers": 0}
+    o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1), opts)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_sees_the_english_convert(engine):
+    """878 §5.2: the Vikings' Omens choice is made once the English have spent on that roll.
+    2 Norsemen + 1 Berserker attack 2 Thegns; the English (defenders) roll first: Thegn dice
+    5, 5 (Commands), their Prayer die (row 1: 1 die) 2, a Conversion; no Hit, so the first-hit
+    rule lapses. The Vikings (row 0: 2 Runes dice): Norsemen dice 1, 5, Berserker die 5, Runes
+    dice 1 (a Rune), 5 (a Conversion): 2 Conversions, and the English Convert once (row 2), a
+    Norseman for a Thegn: 1 N + 1 B v 3 T with 1 Hit showing. Every leaf that does not end the
+    battle is worth 0.3 (a hand table): 3 Thegns cannot all die to 2 Hits, so every option
+    ties at 0.3 and the Vikings stop (no Omens). Had they chosen before the Convert (2 Thegns),
+    re-rolling the Berserker Command would win with P 4/6. The Hit kills a Thegn; the English
+    roll 1, 1: the Norseman and the Berserker die, English win."""
+    entries = {(0, 2, 1, 0, 2, 0, 0, 0, 1, 0, 0): 2,      # seat 0 after roll 1 (pc 1, pend 0)
+               (1, 2, 1, 0, 2, 0, 0, 0, 0, 1, 0): 1,      # seat 1 at the start: 1 Prayer die
+               (2, 2, 1, 0, 2, 1, 1, 0, 1, 0, 0): 1}      # the Viking roll: Convert once
+    opts = {**OMENS_OPTS, "first_roller": "defender"}
+    o, eff = _forced_omens(engine, True, _d(5, 5, 2, 1, 5, 5, 1, 5, 1, 1), opts, entries, 0.3)
+    assert (o, eff["omens"], eff["convert"], eff["runes_rolled"]) == \
+        (Outcome.ENGLISH_WIN, 0, 1, 2)

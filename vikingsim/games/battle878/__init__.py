@@ -52,6 +52,9 @@ class Setup:
     #                         Viking Ragnarök at the start of a Viking roll (row 4;
     #                         optimal_rp.decision_table); all 1s axes when no seat plays
     #                         optimal with runes_prayer
+    omens: tuple | None = None  # (values, P table, game) of the Viking seat's Omens choice
+    #                         (878 §5.2; kernel.new_state): None when no optimal Viking seat or
+    #                         Omens scripted
 
 
 def make_setup(options: dict, policies: list, players: int = 2) -> Setup:
@@ -68,23 +71,29 @@ def make_setup(options: dict, policies: list, players: int = 2) -> Setup:
     start = np.array([rules.norsemen + LAGERTHA_NORSEMEN * lag,
                       rules.berserkers + LAGERTHA_BERSERKERS * lag, rules.housecarls,
                       rules.thegns, rules.fyrd, 0], np.int64)
+    table, omens = _optimal_table(rules, objs)
     return Setup(rules, rules.compile(), kinds, params, objs, tuple(map(str, policies)), start,
-                 _optimal_table(rules, objs))
+                 table, omens)
 
 
-def _optimal_table(rules: Rules, objs) -> np.ndarray:
+def _optimal_table(rules: Rules, objs):
     """The decision table of policy ``optimal`` (policies as data, like ``forbid``): solved by
     ``optimal_rp`` when a seat plays it with Runes and Prayer (InputError for a battle the DP
-    cannot take), else a placeholder the kernel never reads."""
+    cannot take), else a placeholder the kernel never reads; and ``Setup.omens`` (the Viking
+    seat's Omens choice, 878 §5.2: its game's values with the English to roll, the re-roll P
+    table and the game; None unless seat 0 plays optimal with the Omens choice on)."""
     from vikingsim.games.battle878.policies import Optimal
 
     if not rules.runes_prayer or not any(isinstance(p, Optimal) for p in objs):
-        return np.zeros((5,) + (1,) * 10, np.int8)
+        return np.zeros((5,) + (1,) * 10, np.int8), None
     from vikingsim.games.battle878 import optimal_rp as RP
 
-    D, E, G = RP.decisions(rules)
+    D, E, G, Vr, tri = RP.decisions(rules)
     games = [p.game_index(s) if isinstance(p, Optimal) else s for s, p in enumerate(objs)]
-    return RP.decision_table(D, E, G, games)
+    omens = None
+    if Vr is not None and isinstance(objs[0], Optimal):
+        omens = (Vr[games[0]], tri, games[0])
+    return RP.decision_table(D, E, G, games), omens
 
 
 def allocate(setup: Setup, n: int) -> dict:
@@ -101,7 +110,8 @@ def allocate(setup: Setup, n: int) -> dict:
 
 def _args(setup: Setup):
     """The kernel's leading arguments: compiled rules, policies and fresh scratch state."""
-    return setup.compiled, setup.kinds, setup.params, K.new_state(setup.compiled, setup.table)
+    return (setup.compiled, setup.kinds, setup.params,
+            K.new_state(setup.compiled, setup.table, setup.omens))
 
 
 def _outs(out: dict) -> K.Outputs:
@@ -113,7 +123,8 @@ def play_block(setup, g0, g1, dice_rng, pol_rng, out):
 
 
 def reference_block(setup, g0, g1, dice_rng, pol_rng, out):
-    REF.play_block(setup.rules, setup.policies, g0, g1, dice_rng, pol_rng, out, setup.table)
+    REF.play_block(setup.rules, setup.policies, g0, g1, dice_rng, pol_rng, out, setup.table,
+                   setup.omens)
 
 
 def _viking_deaths(out):
@@ -189,7 +200,7 @@ def trace(setup: Setup, seed: int, game_id: int = 0) -> str:
         play_block(setup, 0, offset, dice, pol, allocate(setup, offset))
     lines = [f"battle878 game {game_id} of seed {seed}: policies {', '.join(setup.labels)}"]
     REF.play_battle(setup.rules, setup.policies, dice, pol, log=lines.append,
-                    table=setup.table)
+                    table=setup.table, omens=setup.omens)
     return "\n".join(lines)
 
 

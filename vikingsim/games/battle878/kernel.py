@@ -33,6 +33,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
+from vikingsim.games.battle878.optimal_rp import _omens_dp, _terminal
 from vikingsim.games.battle878.policies import (SPEND_GP, SPEND_SCRIPTED, Element, PolicyKind,
                                                 PolicyParam)
 from vikingsim.games.battle878.rules import (
@@ -128,8 +129,16 @@ class BattleState(NamedTuple):
     epic_order: np.ndarray  # (N_EPIC,) scratch of the Epic-card shuffle
     eff: np.ndarray         # (N_EFF,) Effect tallies
     sv: np.ndarray          # (N_STATE,) StateSlot scalars
-    opt: np.ndarray         # int8 (4, n, b, h, t, r, rc, fa, pc, pend): policy optimal's
-    #                         Runes/Prayer dice and English spending (Setup.table, optimal_rp)
+    opt: np.ndarray         # int8 (5, n, b, h, t, r, rc, fa, pc, pend, rag): policy
+    #                         optimal's decision table (Setup.table, optimal_rp)
+    ov: np.ndarray          # float64 (n, b, h, t, r, rc, fa, pc, pend, rag): the Viking seat's
+    #                         game value with the English to roll (Setup.omens; its Omens
+    #                         choice, 878 §5.2); shape (1,) * 10 when Omens is scripted
+    otri: np.ndarray        # float64 (2, M+1, M+1, M+1): P(x Hits, y Flees | m dice), N / B
+    ow: np.ndarray          # float64 (hits, fN, fB, r): scratch, the Omens leaf values
+    ou: np.ndarray          # float64 (r, aN, fN, aB, fB): scratch, in-roll values
+    oc: np.ndarray          # int64 (r, aN, fN, aB, fB): scratch, in-roll choices
+    og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1)
 
 
 class Outputs(NamedTuple):
@@ -148,15 +157,27 @@ class Outputs(NamedTuple):
     effects: np.ndarray     # int16 (n, N_EFF)
 
 
-def new_state(cr, table=None) -> BattleState:
+def new_state(cr, table=None, omens=None) -> BattleState:
     """Scratch state for one block's battles (``_reset`` fills it per battle); ``table``: the
-    optimal policy's decision table (``Setup.table``; a placeholder when None)."""
+    optimal policy's decision table (``Setup.table``; a placeholder when None); ``omens``:
+    ``Setup.omens`` (values, P table, game) for the Viking seat's Omens choice, None when
+    scripted."""
     def z(n):
         return np.zeros(n, np.int64)
     if table is None:
-        table = np.zeros((4,) + (1,) * 9, np.int8)
+        table = np.zeros((5,) + (1,) * 10, np.int8)
+    if omens is None:
+        ov, otri, og = np.zeros((1,) * 10), np.zeros((2, 1, 1, 1)), 0
+    else:
+        ov, otri, og = omens
+    R = ov.shape[4] - 1
+    mn, mb = int(cr.max_dice[Die.NORSEMEN]), int(cr.max_dice[Die.BERSERKER])
     return BattleState(*(z(N_UNITS) for _ in range(11)), z(cr.fyrd_cards.shape[0] + N_EPIC),
-                       z(N_EPIC), z(N_EFF), z(N_STATE), table)
+                       z(N_EPIC), z(N_EFF), z(N_STATE), table, ov, otri,
+                       np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
+                       np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
+                       np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
+                       np.array([og], np.int64))
 
 
 # ---------------------------------------------------------------- shared by both paths
@@ -860,6 +881,64 @@ def _omens_target(cr, st, smart):
 
 
 @jit(inline="always", nrt=False)
+def _omens_on(st):
+    """Whether the Viking seat plays policy optimal's Omens choice (Setup.omens given)."""
+    return st.ov.shape[0] > 1
+
+
+@jit(nrt=False)
+def _optimal_omens(cr, pp, st, dice):
+    """Policy optimal (878 §5.2): Omens of Victory (SEED §4.3) as the Vikings' in-roll
+    choice, on their own roll once the English have spent (their Convert is known). The leaf
+    values (the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
+    English to roll) come from ``st.ov``, the choices from ``optimal_rp._omens_dp`` on them,
+    as in the DP; each step pays the Omens cost and re-rolls the dice of one type it does not
+    keep. Returns False (nothing done) outside the table: the scripted Omens then apply."""
+    sv, cnt, shp, ri = st.sv, st.cnt, st.ov.shape, cr.ints
+    if not _omens_on(st) or st.own[UN] != V or st.own[UB] != V:
+        return False
+    n, b, h, t = cnt[UN], cnt[UB], cnt[UH], cnt[UT]
+    r, rc, fa, pc = (sv[StateSlot.RUNES], sv[StateSlot.RUNES_CONV], sv[StateSlot.FAITH],
+                     sv[StateSlot.PRAYER_CONV])
+    pend, rag = (1 if sv[StateSlot.FIRST_HIT] else 0), (1 if sv[StateSlot.RAGNAROK] else 0)
+    if (n >= shp[0] or b >= shp[1] or h >= shp[2] or t >= shp[3] or r >= shp[4]
+            or rc >= shp[5] or fa >= shp[6] or pc >= shp[7] or cnt[UF] > 0 or cnt[UV] > 0):
+        return False
+    dn, db = st.nd[UN], st.nd[UB]
+    og = st.og[0]
+    W = st.ow
+    for hits in range(dn + db + 1):
+        for fN in range(dn + 1):
+            for fB in range(db + 1):
+                n2 = n - min(fN, n)
+                b2 = b - min(fB, b)
+                xt = min(hits, t)
+                t2 = t - xt
+                h2 = h - min(hits - xt, h)
+                for rl in range(r + 1):
+                    if n2 + b2 == 0 or h2 + t2 == 0:
+                        W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)
+                    else:
+                        W[hits, fN, fB, rl] = st.ov[n2, b2, h2, t2, rl, rc, fa, pc, pend, rag]
+    co = ri[RuleSlot.OMENS_COST]
+    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc)
+    while sv[StateSlot.RUNES] >= co and _allowed(pp, V, EL_OMENS):
+        code = st.oc[sv[StateSlot.RUNES], st.h[UN], st.fl[UN], st.h[UB], st.fl[UB]]
+        if code < 0:
+            break
+        k = UN if code // 1000 == 0 else UB
+        kh, kf, ko = (code // 100) % 10, (code // 10) % 10, code % 10
+        _pay_runes(sv, co)
+        st.eff[Effect.OMENS] += 1
+        kc = min(ko, st.c[k])                 # others kept: Commands first, then Blanks
+        acc = _roll(cr.face_pack, cr.unit_die[k], st.nd[k] - kh - kf - ko, dice)
+        st.h[k] = kh + _hits(acc)
+        st.fl[k] = kf + _flees(acc)
+        st.c[k] = kc + _commands(acc)
+    return True
+
+
+@jit(inline="always", nrt=False)
 def _spend_runes(cr, kind, pp, st, s, dice):
     """Vikings, costliest first (SEED §4.3): Ragnarök (never for smart), Battle Rage (a
     Norseman swapped for a Reserve Berserker; smart: one, and only while it adds a Berserker
@@ -884,6 +963,8 @@ def _spend_runes(cr, kind, pp, st, s, dice):
         st.eff[Effect.BATTLE_RAGE] += 1
         if kind == K_SMART:
             break
+    if s == V and kind == K_OPTIMAL and _optimal_omens(cr, pp, st, dice):
+        return
     while (s == V and sv[StateSlot.RUNES] >= ri[RuleSlot.OMENS_COST]
            and _allowed(pp, V, EL_OMENS)):
         k = _omens_target(cr, st, kind == K_SMART)
@@ -959,7 +1040,11 @@ def _runes_and_prayer(cr, pkind, pp, st, s, dice, pol):
     else:
         martyr = _roll_prayer(cr, pkind[E], pp, st, dice, pol)
     spend = _optimal_spend(st, s) if pkind[E] == K_OPTIMAL else SPEND_SCRIPTED
-    for sp in (s, 1 - s):
+    # 878 §5.2: the optimal Vikings' Omens choice follows the English spending of their roll
+    # (decided without the battle dice), so with it the English spend first
+    late = s == V and pkind[V] == K_OPTIMAL and _omens_on(st)
+    for i in range(2):
+        sp = (1 - s if i == 0 else s) if late else (s if i == 0 else 1 - s)
         kind = pkind[sp]
         if kind == K_DEFAULT or kind == K_NEVER or kind == K_RETREAT:
             continue

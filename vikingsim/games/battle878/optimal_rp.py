@@ -12,12 +12,18 @@
   the units, not that roll's battle dice (a decision on the dice would need them in the state);
 - at the start of every Viking roll, before its ``k`` (one choice of the pair), whether the
   Vikings buy Ragnarök (SEED §4.3: its Runes back to the pool, once per battle; it changes no
-  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off.
+  outcome of one battle, 878 §5.2). ``rp_spec(..., ragnarok=False)`` switches this node off;
+- inside every Viking roll, once its dice have landed and the English have decided their
+  spending, Omens of Victory (SEED §4.3): stop, or pay the Omens cost and re-roll the dice of
+  one type except the Hits, Flees and others kept, again while Runes last (``_omens_dp``, an
+  in-roll node per (Norsemen Hits, Flees, Berserker Hits, Flees, Runes left), solved inside
+  the spending node and not stored; a block is then solved by policy iteration, see
+  ``_solve_rp``). ``rp_spec(..., omens=False)``: the scripted target instead (the type with
+  most non-Hit dice, Norsemen on a tie: the ``greedy`` target), the solver before this node.
 
 **Scripted** (the same rule in the DP, the kernel and the reference; the policy ``optimal``):
-Omens of Victory on the Vikings' own roll while Runes last, each time on the type with most
-non-Hit dice (Norsemen on a tie: the ``greedy`` target); never Battle Rage, Ragnarök at any
-other point, Defend the Faith, Faith in Victory (no Fyrd here) or a Command retreat. Why each is left out: 878 §5.2.
+never Battle Rage, Ragnarök at any other point, Defend the Faith, Faith in Victory (no Fyrd
+here) or a Command retreat. Why each is left out: 878 §5.2.
 
 Two zero-sum games (``optimal.py``): game 0 P(Viking success), game 1 P(English success). The
 state is ``(n, b, h, t, runes, runes_conv, faith, prayer_conv, pend, rag, side)``: units, the
@@ -56,6 +62,18 @@ VI_MAX_SWEEPS = 100_000
 #: ``fixed_spend`` code: the DP chooses (the other codes, SPEND_GP, SPEND_SCRIPTED and
 #: Convert counts, are policy data: policies.py)
 SPEND_FREE = -100
+#: Omens of Victory a Viking in-roll choice by default (878 §5.2); False: the scripted target
+OMENS_DEFAULT = True
+#: ``omens_games`` code: the game whose value the Vikings' Omens choice serves (0 maximise
+#: P(Viking success), 1 minimise P(English success)); OMENS_SCRIPTED the scripted rule
+OMENS_SCRIPTED = -1
+#: ``omens_games`` code + g: the Omens choices of game g computed from a given value table
+#: (``solve_rp(..., omens_values=V)``: a fixed Omens strategy, e.g. the saddle's)
+OMENS_EXTERNAL = 10
+#: in-roll values closer than this are a tie (the smaller option wins, ``_omens_dp``)
+OMENS_TIE = 1e-13
+#: policy-iteration rounds of a block (Omens choices recomputed from the block's values)
+PI_MAX_ROUNDS = 50
 
 _OK = {"norsemen", "berserkers", "housecarls", "thegns", "attacker", "first_roller", "faces",
        "max_dice", "berserker_first_hit", "seidr", "runes_prayer", "runes_dice", "prayer_dice",
@@ -78,12 +96,15 @@ class RPSpec(NamedTuple):
     max_dice: tuple       # (N, B, H, T)
     max_rolls: int
     rag_cost: int = 0     # Ragnarök's cost at the Viking node (878 §5.2); 0 = node off
+    omens: int = 0        # 1: Omens of Victory a Viking in-roll choice (878 §5.2); 0 scripted
 
 
-def rp_spec(r: Rules, ragnarok: bool = True) -> RPSpec:
+def rp_spec(r: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT) -> RPSpec:
     """Check that ``r`` is within the DP's reach; InputError naming what is not.
     ``ragnarok=False`` switches the Viking Ragnarök node off (the solver before it, for
-    comparisons: the Viking guarantee with it can only be higher or equal)."""
+    comparisons: the Viking guarantee with it can only be higher or equal); ``omens=False``
+    plays Omens of Victory by the scripted rule (most non-Hits) instead of the Viking in-roll
+    choice (878 §5.2)."""
     base = Rules()
     bad = [f.name for f in fields(Rules)
            if f.name not in _OK and getattr(r, f.name) != getattr(base, f.name)]
@@ -113,7 +134,8 @@ def rp_spec(r: Rules, ragnarok: bool = True) -> RPSpec:
                          r.gods_peace_cost if r.gods_peace_exit else 0),
                   pend=int(r.berserker_rule_on), side=0 if vik_first else 1, faces=faces,
                   max_dice=tuple(int(x) for x in r.max_dice[:4]), max_rolls=int(r.max_rolls),
-                  rag_cost=int(r.ragnarok_cost) if ragnarok else 0)
+                  rag_cost=int(r.ragnarok_cost) if ragnarok else 0,
+                  omens=int(bool(omens) and r.omens_cost > 0))
 
 
 # ----------------------------------------------------------------------------- roll tables
@@ -176,6 +198,126 @@ def english_table(spec: RPSpec) -> np.ndarray:
                 for (c, d), q in _hit_flee(dt, *spec.faces[3]).items():
                     out[dh, dt, a + c, b, d] += p * q
     return out
+
+
+def omens_tri(spec: RPSpec) -> np.ndarray:
+    """P(x Hits, y Flees | m dice of Viking type t): float64 (2, M + 1, M + 1, M + 1), t 0
+    Norsemen, 1 Berserkers, M the larger dice maximum (the re-rolls of Omens, SEED §4.3)."""
+    M = max(spec.max_dice[0], spec.max_dice[1])
+    out = np.zeros((2, M + 1, M + 1, M + 1))
+    for t in range(2):
+        for m in range(M + 1):
+            for (x, y), p in _hit_flee(m, *spec.faces[t]).items():
+                out[t, m, x, y] = p
+    return out
+
+
+# ------------------------------------------------------------- Omens of Victory (878 §5.2)
+@jit(nrt=False)
+def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
+    """The Vikings' Omens of Victory inside their roll (SEED §4.3: 1 Rune die, re-roll any
+    number of the Norsemen dice or of the Berserker dice; again while Runes last), solved
+    backwards over the Runes on the card. In-roll state: (r, aN, fN, aB, fB), the Hits and
+    Flees showing on the ``dn`` Norsemen and ``db`` Berserker dice (the rest show Command or
+    Blank: "other"), ``r`` Runes on the Viking card. ``W[hits, fN, fB, r]``: the value of
+    stopping (the roll applied, the English to roll next); the Vikings maximise
+    ``sign * W``. Options: stop, or pay ``co`` Runes and re-roll the dice of one type, keeping
+    ``kh`` Hits, ``kf`` Flees and ``ko`` others of it (every keep short of all its dice: a Hit
+    may be re-rolled too). ``U[r, aN, fN, aB, fB]`` gets ``sign`` x the value, ``C`` the
+    choice: -1 stop, else ``t * 1000 + kh * 100 + kf * 10 + ko`` (t 0 Norsemen, 1
+    Berserkers). Ties (within OMENS_TIE) go to the earlier option: stop, then fewest dice
+    re-rolled, then the scripted target type first (most non-Hit dice, Norsemen on a tie),
+    then most Hits kept, then most Flees kept. No allocation."""
+    for r in range(rmax + 1):
+        for aN in range(dn + 1):
+            for fN in range(dn + 1 - aN):
+                for aB in range(db + 1):
+                    for fB in range(db + 1 - aB):
+                        best = sign * W[aN + aB, fN, fB, r]
+                        code = -1
+                        if r >= co:
+                            first = 0 if dn - aN >= db - aB else 1
+                            for m in range(1, max(dn, db) + 1):
+                                for tt in range(2):
+                                    t = first if tt == 0 else 1 - first
+                                    d = dn if t == 0 else db
+                                    if m > d:
+                                        continue
+                                    a = aN if t == 0 else aB
+                                    f = fN if t == 0 else fB
+                                    o = d - a - f
+                                    for kh in range(min(a, d - m), -1, -1):
+                                        for kf in range(min(f, d - m - kh), -1, -1):
+                                            ko = d - m - kh - kf
+                                            if ko > o:
+                                                continue
+                                            v = 0.0
+                                            for x in range(m + 1):
+                                                for y in range(m + 1 - x):
+                                                    p = tri[t, m, x, y]
+                                                    if p == 0.0:
+                                                        continue
+                                                    if t == 0:
+                                                        v += p * U[r - co, kh + x, kf + y,
+                                                                   aB, fB]
+                                                    else:
+                                                        v += p * U[r - co, aN, fN, kh + x,
+                                                                   kf + y]
+                                            if v > best + OMENS_TIE:
+                                                best = v
+                                                code = t * 1000 + kh * 100 + kf * 10 + ko
+                        U[r, aN, fN, aB, fB] = best
+                        C[r, aN, fN, aB, fB] = code
+
+
+@jit(nrt=False)
+def _omens_forward(C, dn, db, r0, co, tri, Q, L):
+    """The leaf distribution of one Viking roll under the Omens choices ``C`` (``_omens_dp``):
+    the battle dice land (``dn`` Norsemen, ``db`` Berserker dice) with ``r0`` Runes on the
+    card, then each state follows its choice. ``Q`` (the shape of ``C``) is scratch; ``L[hits,
+    fN, fB, r]`` (zeroed here) gets P(the roll ends with those Hits, Flees and Runes left).
+    No allocation."""
+    Q[: r0 + 1] = 0.0
+    L[:] = 0.0
+    for aN in range(dn + 1):
+        for fN in range(dn + 1 - aN):
+            for aB in range(db + 1):
+                for fB in range(db + 1 - aB):
+                    Q[r0, aN, fN, aB, fB] = tri[0, dn, aN, fN] * tri[1, db, aB, fB]
+    for r in range(r0, -1, -1):
+        for aN in range(dn + 1):
+            for fN in range(dn + 1 - aN):
+                for aB in range(db + 1):
+                    for fB in range(db + 1 - aB):
+                        p = Q[r, aN, fN, aB, fB]
+                        if p == 0.0:
+                            continue
+                        code = C[r, aN, fN, aB, fB]
+                        if code < 0:
+                            L[aN + aB, fN, fB, r] += p
+                            continue
+                        t, kh, kf, ko = code // 1000, (code // 100) % 10, (code // 10) % 10, \
+                            code % 10
+                        m = (dn if t == 0 else db) - kh - kf - ko
+                        for x in range(m + 1):
+                            for y in range(m + 1 - x):
+                                q = tri[t, m, x, y]
+                                if q == 0.0:
+                                    continue
+                                if t == 0:
+                                    Q[r - co, kh + x, kf + y, aB, fB] += p * q
+                                else:
+                                    Q[r - co, aN, fN, kh + x, kf + y] += p * q
+
+
+@jit(nrt=False)
+def _omens_choice(C, r, aN, fN, aB, fB):
+    """Decode ``C``'s choice at an in-roll state: (type 0/1 or -1 stop, Hits, Flees and others
+    kept of that type)."""
+    code = C[r, aN, fN, aB, fB]
+    if code < 0:
+        return -1, 0, 0, 0
+    return code // 1000, (code // 100) % 10, (code // 10) % 10, code % 10
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -276,11 +418,71 @@ def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, rag, side, k, s
 
 @jit
 def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, q, ex, sidx,
+                 sp, scratch, g, omode, vals, ows):
+    """Phase 1 (the roll's Runes/Prayer dice landed), game ``g``: the English Convert ``q``
+    times (878 §5.2), then the battle dice (Vikings: with Omens of Victory, scripted from
+    ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
+    ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
+    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L)."""
+    R, co, cc = spec_i[0], spec_i[2], spec_i[3]
+    mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
+    ex[g] = 0.0
+    nt = 0
+    n1, t1, rc2, pc2 = _convert_q(n, t, rc, pc, cc, q)
+    if side == 0:
+        dn, db = min(n, mn), min(b, mb)       # the dice were thrown before the Convert
+        L = ows[4]
+        if omode < 0 or r < co:
+            L[:, :, :, : R + 1] = vtab[dn, db, r]
+        else:
+            _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc2, fa, pc2, pend, rag,
+                           dn, db, omode, ows)
+        for hits in range(mn + mb + 1):
+            for fN in range(mn + 1):
+                for fB in range(mb + 1):
+                    for rl in range(R + 1):
+                        p = L[hits, fN, fB, rl]
+                        if p == 0.0:
+                            continue
+                        n2 = n1 - min(fN, n1)
+                        b2 = b - min(fB, b)
+                        xt = min(hits, t1)
+                        t2 = t1 - xt
+                        h2 = h - min(hits - xt, h)
+                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                                      rag, 1, p, ex, sidx, sp, nt, scratch, g)
+    else:
+        dh, dt = min(h, mh), min(t, mt)
+        for hits in range(mh + mt + 1):
+            for fh in range(mh + 1):
+                for ft in range(mt + 1):
+                    p = etab[dh, dt, hits, fh, ft]
+                    if p == 0.0:
+                        continue
+                    h2 = h - min(fh, h)
+                    t2 = t1 - min(ft, t1)
+                    take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
+                    rem = hits - take
+                    xn = min(rem, n1)
+                    n2 = n1 - xn
+                    b2 = b - take - min(rem - xn, b - take)
+                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
+                                  p, ex, sidx, sp, nt, scratch, g)
+    for j in range(nt):                  # compress: scratch holds in-block probabilities
+        sp[j] = scratch[sidx[j]]
+        scratch[sidx[j]] = 0.0
+    return nt
+
+
+@jit
+def _spend_moves_both(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, q, ex, sidx,
                  sp,
                  scratch):
-    """Phase 1 (the roll's Runes/Prayer dice landed): the English Convert ``q`` times (878
-    §5.2), then the battle dice (Vikings: with the scripted Omens, ``vtab``) are applied.
-    ``ex[g]``: P x value of outcomes leaving the block; in-block ones go to ``sidx``/``sp``."""
+    """Phase 1 (the roll's Runes/Prayer dice landed), both games at once where their
+    transitions are the same (an English roll; a Viking roll with the scripted Omens): the
+    English Convert ``q`` times (878 §5.2), then the battle dice (Vikings: with the scripted
+    Omens, ``vtab``) are applied. ``ex[g]``: P x value of outcomes leaving the block; in-block
+    ones go to ``sidx``/``sp``."""
     R, co, cc = spec_i[0], spec_i[2], spec_i[3]
     mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
     ex[0] = 0.0
@@ -301,7 +503,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
                         xt = min(hits, t1)
                         t2 = t1 - xt
                         h2 = h - min(hits - xt, h)
-                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                        nt = _outcome_both(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
                                       rag, 1, p, ex, sidx, sp, nt, scratch)
     else:
         dh, dt = min(h, mh), min(t, mt)
@@ -318,7 +520,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
                     xn = min(rem, n1)
                     n2 = n1 - xn
                     b2 = b - take - min(rem - xn, b - take)
-                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
+                    nt = _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
                                   p, ex, sidx, sp, nt, scratch)
     for j in range(nt):                  # compress: scratch holds in-block probabilities
         sp[j] = scratch[sidx[j]]
@@ -327,15 +529,9 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
 
 
 @jit
-def _block_index(r, rc, fa, pc, pend, rag, side, phase, R, PD):
-    return ((((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2 + rag)
-            * 2 + side) * 2 + phase
-
-
-@jit
-def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, ex, sidx, sp,
+def _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, ex, sidx, sp,
              nt, scratch):
-    """Book one outcome of a roll (``_spend_moves``): the next roll's phase-0 node."""
+    """Book one outcome of a roll (``_spend_moves_both``): the next roll's phase-0 node."""
     R, PD = V.shape[5] - 1, V.shape[7] - 1
     if n2 + b2 == 0 or h2 + t2 == 0:
         ex[0] += p * _terminal(n2, b2, h2, t2, 0)
@@ -353,20 +549,88 @@ def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, e
 
 
 @jit
-def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
+def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag, dn, db, og,
+                   ows):
+    """878 §5.2 Omens as a Viking choice: the value of each end of the roll in game ``og``
+    (after the Convert: ``n1`` Norsemen, ``t1`` Thegns, cards ``rc``, ``pc``), the Vikings'
+    in-roll choices on it (``_omens_dp``: maximise game 0, minimise game 1) and the leaf
+    distribution from ``r`` Runes (``_omens_forward``) into ``ows[4]``. An end that changes
+    no unit is a node of this block: its value is the block's current estimate ``vals``.
+    ``og`` >= OMENS_EXTERNAL: the choice of game ``og - OMENS_EXTERNAL`` read from the given
+    value table ``ows[6]`` instead (a fixed Omens strategy: the saddle's, for policy
+    evaluation)."""
+    W, U, C, Q, L, VO = ows[0], ows[1], ows[2], ows[3], ows[4], ows[6]
+    R, PD, co = spec_i[0], spec_i[1], spec_i[2]
+    ext = og >= OMENS_EXTERNAL            # the leaves from a given value table (``VO``)
+    if ext:
+        og -= OMENS_EXTERNAL
+    for hits in range(dn + db + 1):
+        for fN in range(dn + 1):
+            for fB in range(db + 1):
+                n2 = n1 - min(fN, n1)
+                b2 = b - min(fB, b)
+                xt = min(hits, t1)
+                t2 = t1 - xt
+                h2 = h - min(hits - xt, h)
+                for rl in range(r + 1):
+                    if n2 + b2 == 0 or h2 + t2 == 0:
+                        w = _terminal(n2, b2, h2, t2, og)
+                    elif ext:
+                        w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                    elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
+                        w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
+                    else:
+                        w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                    W[hits, fN, fB, rl] = w
+    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
+    _omens_forward(C, dn, db, r, co, ows[5], Q, L)
+
+
+@jit
+def _block_index(r, rc, fa, pc, pend, rag, side, phase, R, PD):
+    return ((((((r * (R + 1) + rc) * (PD + 1) + fa) * (PD + 1) + pc) * 2 + pend) * 2 + rag)
+            * 2 + side) * 2 + phase
+
+
+@jit
+def _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side, p, ex, sidx, sp,
+             nt, scratch, g):
+    """Book one outcome of a roll (``_spend_moves``) in game ``g``: the next roll's phase-0
+    node."""
+    R, PD = V.shape[5] - 1, V.shape[7] - 1
+    if n2 + b2 == 0 or h2 + t2 == 0:
+        ex[g] += p * _terminal(n2, b2, h2, t2, g)
+    elif n2 == n and b2 == b and h2 == h and t2 == t:
+        j = _block_index(r, rc, fa, pc, pend, rag, side, 0, R, PD)
+        if scratch[j] == 0.0:
+            sidx[nt] = j
+            nt += 1
+        scratch[j] += p
+    else:
+        ex[g] += p * V[g, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side]
+    return nt
+
+
+@jit
+def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, omode, tri, VO):
     """Values of both games and each game's decisions on every state; no checks.
 
     Every roll is two nodes of one block (units fixed): phase 0, the roller picks ``k``
     Runes/Prayer dice (at a Viking roll with Ragnarök affordable and not yet bought, also
     whether to buy it first: 878 §5.2); phase 1, the dice landed, the English pick their
-    spending option ``q`` (0 .. Converts affordable, or ``KQ - 1`` = God's Peace). ``V[g, n,
-    b, h, t, r, rc, fa, pc, pend, rag, side]`` the phase-0 values; ``D[g, ...]`` the k the
-    roller picks in game g, ``E[g, ...]`` the English spending code at that roll (Convert
-    count, ``SPEND_GP``), ``G[g, ...]`` 1 where the Vikings buy Ragnarök at the start of
-    their roll. ``fixed[side, ...]`` >= 0 imposes a k (``fixed[2, ...]`` >= 0, if present, the
-    Ragnarök choice), ``fixed_spend[side, ...]`` a spending code (``SPEND_FREE``: the DP
-    chooses). Returns (V, D, E, G, sweeps max); sweeps max < 0 when a block did not
-    converge."""
+    spending option ``q`` (0 .. Converts affordable, or ``KQ - 1`` = God's Peace), then at a
+    Viking roll the Vikings play Omens of Victory inside the roll (``omode[g]``: the game
+    whose value their choice serves in game ``g``, or OMENS_SCRIPTED). ``V[g, n, b, h, t, r,
+    rc, fa, pc, pend, rag, side]`` the phase-0 values; ``D[g, ...]`` the k the roller picks in
+    game g, ``E[g, ...]`` the English spending code at that roll (Convert count, ``SPEND_GP``),
+    ``G[g, ...]`` 1 where the Vikings buy Ragnarök at the start of their roll. ``fixed[side,
+    ...]`` >= 0 imposes a k (``fixed[2, ...]`` >= 0, if present, the Ragnarök choice),
+    ``fixed_spend[side, ...]`` a spending code (``SPEND_FREE``: the DP chooses). With the
+    Omens choice a block is solved by policy iteration: its Omens choices are computed from
+    the block's current values, value iteration runs with them fixed, and again until no
+    Omens choice changes (then every node, in-roll ones included, satisfies its Bellman
+    equation). Returns (V, D, E, G, sweeps max, rounds max); sweeps max < 0 when a block did
+    not converge (rounds max < 0: its Omens choices did not settle)."""
     R, PD, cc = spec_i[0], spec_i[1], spec_i[3]
     TM = T0 + N0
     shp = (2, N0 + 1, B0 + 1, H0 + 1, TM + 1, R + 1, R + 1, PD + 1, PD + 1, 2, 2, 2)
@@ -379,14 +643,25 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
     K = max(6, KQ)                 # phase 0: 3 dice counts x Ragnarök or not
     MS = max(9, R + 1)             # in-block successors: 9 dice outcomes, R + 1 Omens ends
     ex = np.zeros((S, K, 2))
-    nsucc = np.zeros((S, K), np.int64)
-    sidx = np.zeros((S, K, MS), np.int64)
-    sp = np.zeros((S, K, MS))
+    nsucc = np.zeros((2, S, K), np.int64)
+    sidx = np.zeros((2, S, K, MS), np.int64)
+    sp = np.zeros((2, S, K, MS))
     scratch = np.zeros(S)
     kmaxs = np.zeros(S, np.int64)
     ragok = np.zeros(S, np.bool_)
     valid = np.zeros(S, np.bool_)
+    vals = np.zeros((2, S))
+    mn, mb = spec_i[5], spec_i[6]
+    ows = (np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
+           np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
+           np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
+           np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
+           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO)
+    old = np.zeros(2 + 2 * MS)
+    changed = np.zeros(1, np.int64)
+    live = omode[0] >= 0 or omode[1] >= 0
     worst = 0
+    rounds = 0
     for n in range(N0 + 1):
         for b in range(B0 + 1):
             for h in range(H0 + 1):
@@ -395,20 +670,39 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend):
                         for g in range(2):
                             V[g, n, b, h, t] = _terminal(n, b, h, t, g)
                         continue
+                    vals[:] = 0.0
+                    changed[0] = 0
                     _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid,
-                                 kmaxs, ragok, ex, nsucc, sidx, sp, scratch)
-                    sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ,
-                                       valid, kmaxs, ragok, ex, nsucc, sidx, sp)
-                    if sweeps < 0:
-                        return V, D, E, G, -1
-                    worst = max(worst, sweeps)
-    return V, D, E, G, worst
+                                 kmaxs, ragok, ex, nsucc, sidx, sp, scratch, omode, vals, ows,
+                                 old, changed, False)
+                    it = 0
+                    while True:
+                        sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD,
+                                           KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals)
+                        if sweeps < 0:
+                            return V, D, E, G, -1, 0
+                        worst = max(worst, sweeps)
+                        if not live:
+                            break
+                        changed[0] = 0
+                        _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ,
+                                     valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch, omode,
+                                     vals, ows, old, changed, True)
+                        it += 1
+                        if changed[0] == 0:
+                            break
+                        if it >= PI_MAX_ROUNDS:
+                            return V, D, E, G, worst, -1
+                    rounds = max(rounds, it)
+    return V, D, E, G, worst, rounds
 
 
 @jit
 def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
-                 nsucc, sidx, sp, scratch):
-    """Every node's options and their transitions in the block of units (n, b, h, t)."""
+                 nsucc, sidx, sp, scratch, omode, vals, ows, old, changed, omens_only):
+    """Every node's options and their transitions in the block of units (n, b, h, t);
+    ``omens_only``: only the Viking phase-1 options again (the Omens choices, from ``vals``),
+    ``changed[0]`` set when any of them moved."""
     cc, gp, rgc = spec_i[3], spec_i[4], spec_i[9]
     for r in range(R + 1):
         for rc in range(R + 1 - r):
@@ -417,54 +711,101 @@ def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, km
                     for pend in range(2):
                         for rag in range(2):
                             for side in range(2):
+                                if omens_only and side == 1:
+                                    continue
                                 _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc,
                                             fa, pc, pend, rag, side, R, PD, KQ, cc, gp, rgc,
-                                            valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch)
+                                            valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch,
+                                            omode, vals, ows, old, changed, omens_only)
 
 
 @jit
 def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, R,
-                PD, KQ, cc, gp, rgc, valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch):
+                PD, KQ, cc, gp, rgc, valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch, omode,
+                vals, ows, old, changed, omens_only):
     """The two nodes of one roll: phase 0 options k (and, 878 §5.2, k + km + 1: Ragnarök
     bought first, at a Viking roll with ``rgc`` Runes on the card and Ragnarök not yet
-    bought), phase 1 options q (Converts) and ``KQ - 1`` (God's Peace)."""
+    bought), phase 1 options q (Converts) and ``KQ - 1`` (God's Peace). Phase-0 and English
+    transitions are the same in both games (built once, copied); a Viking roll's phase 1 is
+    built per game (its Omens choice serves that game, ``omode``)."""
     j = _block_index(r, rc, fa, pc, pend, rag, side, 0, R, PD)
-    valid[j] = True
-    km = ((1 if n > 0 else 0) + (1 if b > 0 else 0) if side == 0
-          else (1 if h > 0 else 0) + (1 if t > 0 else 0))
-    ok = side == 0 and rag == 0 and rgc > 0 and r >= rgc
-    ragok[j] = ok
-    kmaxs[j] = 2 * km + 1 if ok else km
-    for o in range(kmaxs[j] + 1):
-        buy = o > km
-        ex[j, o, 0] = 0.0
-        ex[j, o, 1] = 0.0
-        nsucc[j, o] = _dice_moves(spec_i, spec_f, n, b, h, t, r - rgc if buy else r, rc, fa,
-                                  pc, pend, 1 if buy else rag, side, o - km - 1 if buy else o,
-                                  sidx[j, o], sp[j, o], scratch)
+    if not omens_only:
+        valid[j] = True
+        km = ((1 if n > 0 else 0) + (1 if b > 0 else 0) if side == 0
+              else (1 if h > 0 else 0) + (1 if t > 0 else 0))
+        ok = side == 0 and rag == 0 and rgc > 0 and r >= rgc
+        ragok[j] = ok
+        kmaxs[j] = 2 * km + 1 if ok else km
+        for o in range(kmaxs[j] + 1):
+            buy = o > km
+            ex[j, o, 0] = 0.0
+            ex[j, o, 1] = 0.0
+            m = _dice_moves(spec_i, spec_f, n, b, h, t, r - rgc if buy else r, rc, fa,
+                            pc, pend, 1 if buy else rag, side, o - km - 1 if buy else o,
+                            sidx[0, j, o], sp[0, j, o], scratch)
+            nsucc[0, j, o] = m
+            nsucc[1, j, o] = m
+            sidx[1, j, o] = sidx[0, j, o]
+            sp[1, j, o] = sp[0, j, o]
     j = j + 1                     # phase 1 of the same roll
+    if omens_only and (r < spec_i[2] or (omode[0] < 0 and omode[1] < 0)):
+        return                    # no Omens affordable: nothing depends on the block's values
     valid[j] = True
     kmaxs[j] = KQ - 1
     cm = _n_converts(n, rc, pc, cc)
     for q in range(KQ - 1):
         if q > cm:
-            nsucc[j, q] = -1      # not affordable
+            nsucc[0, j, q] = -1   # not affordable
+            nsucc[1, j, q] = -1
             continue
-        nsucc[j, q] = _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag,
-                                   side, q, ex[j, q], sidx[j, q], sp[j, q], scratch)
+        if side == 1 or r < spec_i[2] or (omode[0] < 0 and omode[1] < 0):
+            if omens_only:
+                continue          # the same in both games, and no Omens choice in it
+            m = _spend_moves_both(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag,
+                                  side, q, ex[j, q], sidx[0, j, q], sp[0, j, q], scratch)
+            nsucc[0, j, q] = m
+            nsucc[1, j, q] = m
+            sidx[1, j, q] = sidx[0, j, q]
+            sp[1, j, q] = sp[0, j, q]
+            continue
+        for g in range(2):  # a Viking roll with an Omens choice: per game
+            if omens_only and omode[g] < 0:
+                continue          # scripted Omens: the transitions do not move
+            if omens_only:        # keep the old transitions to see whether they move
+                MS = sp.shape[3]
+                m0 = nsucc[g, j, q]
+                old[0] = ex[j, q, g]
+                old[1] = m0
+                for s in range(m0):
+                    old[2 + s] = sp[g, j, q, s]
+                    old[2 + MS + s] = sidx[g, j, q, s]
+            m = _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag,
+                             side, q, ex[j, q], sidx[g, j, q], sp[g, j, q], scratch, g,
+                             omode[g] if side == 0 else -1, vals, ows)
+            nsucc[g, j, q] = m
+            if omens_only and changed[0] == 0:
+                same = m == old[1] and ex[j, q, g] == old[0]
+                for s in range(m):
+                    if not same:
+                        break
+                    same = sp[g, j, q, s] == old[2 + s] and sidx[g, j, q, s] == old[2 + MS + s]
+                if not same:
+                    changed[0] = 1
     if gp > 0 and rc + pc >= gp:  # God's Peace: English success
         ex[j, KQ - 1, 0] = 0.0
         ex[j, KQ - 1, 1] = 1.0
-        nsucc[j, KQ - 1] = 0
+        nsucc[0, j, KQ - 1] = 0
+        nsucc[1, j, KQ - 1] = 0
     else:
-        nsucc[j, KQ - 1] = -1
+        nsucc[0, j, KQ - 1] = -1
+        nsucc[1, j, KQ - 1] = -1
 
 
 @jit
 def _option_value(ex, nsucc, sidx, sp, vals, j, q, g):
     v = ex[j, q, g]
-    for s in range(nsucc[j, q]):
-        v += sp[j, q, s] * vals[g, sidx[j, q, s]]
+    for s in range(nsucc[g, j, q]):
+        v += sp[g, j, q, s] * vals[g, sidx[g, j, q, s]]
     return v
 
 
@@ -496,9 +837,9 @@ def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, ok, nsucc)
     if code == SPEND_FREE:
         return -1
     cm = 0
-    while cm + 1 < KQ - 1 and nsucc[j, cm + 1] >= 0:
+    while cm + 1 < KQ - 1 and nsucc[0, j, cm + 1] >= 0:
         cm += 1
-    gp_ok = nsucc[j, KQ - 1] >= 0
+    gp_ok = nsucc[0, j, KQ - 1] >= 0
     if code == SPEND_SCRIPTED:
         return KQ - 1 if gp_ok else cm
     if code == SPEND_GP:
@@ -521,13 +862,12 @@ def _allowed_option(fk, o, km):
 
 @jit
 def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
-              nsucc, sidx, sp):
+              nsucc, sidx, sp, vals):
     """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
     choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, no
     Ragnarök, fewer Converts, God's Peace last). Returns the sweeps used, -1 without
     convergence."""
     S = valid.shape[0]
-    vals = np.zeros((2, S))
     for sweep in range(VI_MAX_SWEEPS):
         delta = 0.0
         for j in range(S):
@@ -546,7 +886,7 @@ def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmax
                     best = _option_value(ex, nsucc, sidx, sp, vals, j, fk, g)
                 else:
                     for k in range(kmaxs[j] + 1):
-                        if nsucc[j, k] < 0 or not _allowed_option(fk, k, km):
+                        if nsucc[g, j, k] < 0 or not _allowed_option(fk, k, km):
                             continue
                         q = _option_value(ex, nsucc, sidx, sp, vals, j, k, g)
                         if best < 0.0 or (maxim and q > best + 1e-13) or \
@@ -607,13 +947,19 @@ _NONE = np.full((1,) * 11, -1, np.int8)
 
 
 def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
-             fixed_spend: np.ndarray | None = None):
+             fixed_spend: np.ndarray | None = None, omens_games: tuple | None = None,
+             omens_values: np.ndarray | None = None):
     """(V, D, E, G) of ``_solve_rp`` for ``spec``; ``fixed`` / ``fixed_spend`` (int8, shape of
     the value table without the game axis and with the side axis first: (rows, n, b, h, t,
     r, rc, fa, pc, pend, rag)) impose dice counts of side 0 / 1 (rows 0-1; row 2, if given,
     the Viking Ragnarök choice: 1 buy, 0 not, -1 free) / English spending codes at a roll of
-    side 0 / 1. InputError if value iteration does not converge or the roll cap could
-    truncate battles."""
+    side 0 / 1. ``omens_games[g]``: in game ``g`` the Vikings' Omens choice serves game
+    ``omens_games[g]`` (0 or 1; OMENS_SCRIPTED: the scripted rule); default (0, 1), each
+    game's own, with ``spec.omens``, else scripted. (0, 0): the Viking seat plays its own
+    game's Omens in both games. ``omens_values`` (a ``V`` of this spec): the Omens choices
+    are computed from it instead of the values being solved (a fixed Omens strategy: with the
+    saddle's ``V`` and (0, 0), both seats on their own tables exactly). InputError if value
+    iteration does not converge or the roll cap could truncate battles."""
     from vikingsim.games.battle878.exact import TRUNCATION_TOL, _binom_cdf_below
 
     N0, B0, H0, T0 = spec.units
@@ -626,23 +972,40 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
         raise InputError(f"max_rolls={spec.max_rolls} may truncate battles (P up to "
                          f"{bound:.2g}); optimal play assumes no cap")
     spec_i, spec_f = _arrays(spec)
-    V, D, E, G, sweeps = _solve_rp(spec_i, spec_f, N0, B0, H0, T0, viking_table(spec),
-                                   english_table(spec), _NONE if fixed is None else fixed,
-                                   _NONE if fixed_spend is None else fixed_spend)
+    if omens_games is None:
+        omens_games = (0, 1) if spec.omens else (OMENS_SCRIPTED, OMENS_SCRIPTED)
+    elif not spec.omens:
+        omens_games = (OMENS_SCRIPTED, OMENS_SCRIPTED)
+    og = np.array(omens_games, np.int64)
+    if omens_values is not None:
+        og = np.where(og >= 0, og + OMENS_EXTERNAL, og)
+    VO = np.zeros((1,) * 12) if omens_values is None else np.ascontiguousarray(omens_values)
+    V, D, E, G, sweeps, rounds = _solve_rp(
+        spec_i, spec_f, N0, B0, H0, T0, viking_table(spec), english_table(spec),
+        _NONE if fixed is None else fixed, _NONE if fixed_spend is None else fixed_spend,
+        og, omens_tri(spec), VO)
     if sweeps < 0:
         raise InputError("optimal play with Runes and Prayer: a block did not converge "
                          "(a face table with no Hits?)")
+    if rounds < 0:
+        raise InputError("optimal play with Runes and Prayer: the Omens choices of a block "
+                         f"did not settle in {PI_MAX_ROUNDS} rounds")
     return V, D, E, G
 
 
 @functools.lru_cache(maxsize=8)
 def decisions(rules: Rules) -> tuple:
-    """Both games' decision tables ``(D, E, G)`` for ``rules`` (cached: a study or a notebook
-    builds many setups of one battle). Read-only."""
-    _, D, E, G = solve_rp(rp_spec(rules))
-    for a in (D, E, G):
+    """Both games' decision tables ``(D, E, G)`` for ``rules`` and, with the Omens choice on
+    (878 §5.2), ``Vr``: float64 (2, n, b, h, t, r, rc, fa, pc, pend, rag), each game's value
+    with the English to roll next (the leaves from which both engines compute the Vikings'
+    in-roll Omens choice, ``_omens_dp``; None when Omens is scripted). Cached: a study or a
+    notebook builds many setups of one battle. Read-only."""
+    spec = rp_spec(rules)
+    V, D, E, G = solve_rp(spec)
+    Vr = np.ascontiguousarray(V[..., 1]) if spec.omens else None
+    for a in (D, E, G) + ((Vr,) if Vr is not None else ()):
         a.flags.writeable = False
-    return D, E, G
+    return D, E, G, Vr, (omens_tri(spec) if spec.omens else None)
 
 
 def start_index(spec: RPSpec) -> tuple:
@@ -668,13 +1031,15 @@ def own_fixed(table: np.ndarray) -> tuple:
     return np.ascontiguousarray(table[[0, 1, 4]]), np.ascontiguousarray(table[2:4])
 
 
-def optimal_rp(rules: Rules, ragnarok: bool = True) -> dict:
+def optimal_rp(rules: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT) -> dict:
     """Value of each game from the start (module docstring); ``ragnarok=False``: without the
-    Viking Ragnarök node (the solver before it)."""
-    spec = rp_spec(rules, ragnarok)
+    Viking Ragnarök node (the solver before it); ``omens=False``: Omens of Victory by the
+    scripted rule (the solver before the in-roll choice)."""
+    spec = rp_spec(rules, ragnarok, omens)
     V, D, E, G = solve_rp(spec)
     i = start_index(spec)
-    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)))[0]   # both play own tables
+    fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)),   # both play own tables
+                       omens_games=(0, 0), omens_values=V)[0]       # (Omens: game 0's)
     return {
         "vikings_guarantee": float(V[(0, *i)]),
         "english_guarantee": float(V[(1, *i)]),
@@ -683,8 +1048,11 @@ def optimal_rp(rules: Rules, ragnarok: bool = True) -> dict:
         "optimised": "how many factions roll a Runes / Prayer die at each roll (SEED §4.1); "
                      + ("Ragnarok (buy or not) at the start of each Viking roll (SEED §4.3); "
                         if ragnarok else "")
+                     + ("Omens of Victory inside each Viking roll (which type, which dice "
+                        "re-rolled, again while Runes last; SEED §4.3); " if spec.omens else "")
                      + "the English Convert (how many) and God's Peace (now or not) once the "
-                     "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: Omens on the "
-                     "type with most non-Hits, no Battle Rage, Defend the Faith, "
-                     "Faith in Victory or retreat" + ("" if ragnarok else ", no Ragnarok"),
+                     "roll's Runes/Prayer dice have landed (SEED §4.4); scripted: "
+                     + ("" if spec.omens else "Omens on the type with most non-Hits, ")
+                     + "no Battle Rage, Defend the Faith, Faith in Victory or retreat"
+                     + ("" if ragnarok else ", no Ragnarok"),
     }

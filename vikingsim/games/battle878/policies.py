@@ -197,9 +197,10 @@ class Optimal(Default):
     """Exact best play (issue 21 §3; optimal.py, optimal_rp.py): the number of factions that
     roll a Runes/Prayer die at each roll, the Viking Ragnarök at the start of a Viking roll,
     and the English Converts and God's Peace, come from the DP's decision table
-    (``Setup.table``, int8); the rest scripted (greedy Omens target, no Battle Rage, no
-    Ragnarök at any other point, Defend the Faith, Faith in Victory); never retreats (without
-    Runes and Prayer that is optimal: optimal.retreat_check)."""
+    (``Setup.table``, int8); the Vikings' Omens of Victory inside their roll from the DP's
+    value table (``Setup.omens``, 878 §5.2); the rest scripted (no Battle Rage, no Ragnarök at
+    any other point, Defend the Faith, Faith in Victory); never retreats (without Runes and
+    Prayer that is optimal: optimal.retreat_check)."""
     game: str = rule("own", "whose game's table to play: own (maximise own success), "
                      "vikings or english (the saddle strategy of that side's game)",
                      choices=("own", "vikings", "english"))
@@ -246,8 +247,10 @@ POLICIES = {
     "optimal": "exact best play (issue 21 §3): never retreats (optimal without Runes and "
                "Prayer); with runes_prayer, how many factions roll a Runes/Prayer die each "
                "roll comes from the exact DP (small battles, no Fyrd; docs/rules/battle878.md "
-               "§5.2), and so are the English Converts (how many) and God's Peace (now or "
-               "not); the rest scripted (Omens on the type with most non-Hits, nothing else). "
+               "§5.2), and so are the Viking Ragnarok (at the start of a Viking roll), the "
+               "Viking Omens of Victory (inside the roll: which type, which dice, again while "
+               "Runes last), the English Converts (how many) and God's Peace (now or not); "
+               "nothing else is bought. "
                "game=own (default) / vikings / english: whose game's maximin table to play",
     "random": "uniform random hit targets and Traitor pick; greedy spending; coins for a new "
               "Runes/Prayer die (die_chance 0.5), a Runes re-roll (reroll_chance 0.5) and a "

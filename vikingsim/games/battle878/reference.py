@@ -24,6 +24,8 @@ order is the contract in ``kernel.py``'s docstring.
 """
 from __future__ import annotations
 
+import math
+
 from vikingsim.core.policies import forbid_names
 from vikingsim.core.rng import d6
 from vikingsim.games.battle878.policies import (ELEMENT_NAMES, SPEND_GP, SPEND_SCRIPTED,
@@ -62,9 +64,10 @@ def _nolog(_msg):
 class Battle:
     """One battle; ``run()`` returns the Outcome. Attributes hold the final state."""
 
-    def __init__(self, rules: Rules, policies, dice, pol, log=_nolog, table=None):
+    def __init__(self, rules: Rules, policies, dice, pol, log=_nolog, table=None, omens=None):
         self.r = rules
         self.table = table      # policy optimal's decision table (Setup.table, optimal_rp)
+        self.omens = omens      # Setup.omens: the Viking seat's Omens choice (878 §5.2) or None
         self.dice, self.pol, self.log = dice, pol, log
         # the policies' parameters (POLICIES texts): retreat ``threshold``; smart English
         # ``bad_odds``, smart Vikings ``runes_margin``; random ``retreat_chance``,
@@ -349,7 +352,10 @@ class Battle:
         rolling side first (DEFAULT order). Returns (Martyrdom, God's Peace)."""
         martyr = self.roll_runes(s) if s == "V" else self.roll_prayer()
         spend = self.optimal_spend(s) if self.kind["E"] == "optimal" else SPEND_SCRIPTED
-        for sp in (s, OTHER[s]):
+        order = (s, OTHER[s])
+        if s == "V" and self.kind["V"] == "optimal" and self.omens is not None:
+            order = ("E", "V")   # 878 §5.2: optimal's Omens choice follows the English spending
+        for sp in order:
             if self.kind[sp] in ("default", "never", "retreat"):
                 continue
             if sp == "V":
@@ -619,6 +625,8 @@ class Battle:
             self.log("  Battle Rage: a Norseman becomes a Berserker")
             if smart:
                 break
+        if s == "V" and opt and self.omens is not None and self.optimal_omens(res):
+            return
         while s == "V" and self.runes >= r.omens_cost and self.allowed("V", "omens_of_victory"):
             k = self.omens_target(res, smart)
             if k is None:
@@ -630,6 +638,95 @@ class Battle:
             for _ in range(m):
                 res[k][self.roll_face(DIE_OF[k])] += 1
             self.log(f"  Omens of Victory: {m} {NAMES[k]} dice re-rolled")
+
+    def optimal_omens(self, res):
+        """Policy optimal (878 §5.2): Omens of Victory as the Vikings' choice inside their roll,
+        after the English spending. An end of the roll (Hits on Thegns then Housecarls, Flees on
+        their own type) is worth the Viking seat's game value with the English to roll
+        (``self.omens``); the Vikings maximise it (game 0, P(Viking success)) or minimise it
+        (game 1, P(English success)) over: stop, or pay the Omens cost and re-roll the dice of
+        one type except the Hits, Flees and others they keep (every keep short of all; ties:
+        stop, fewest dice re-rolled, the type with more non-Hit dice (Norsemen on a tie), most
+        Hits kept, most Flees kept). False outside the table (scripted Omens then)."""
+        vals, _tri, game = self.omens
+        c = self.cnt
+        n, b, h, t = c["N"], c["B"], c["H"], c["T"]
+        idx = (n, b, h, t, self.runes, self.conv["V"], self.faith, self.conv["E"])
+        if (any(i >= d for i, d in zip(idx, vals.shape)) or c["F"] or c["VF"]
+                or self.owner["N"] != "V" or self.owner["B"] != "V"):
+            return False
+        ctx = (self.conv["V"], self.faith, self.conv["E"], 1 if self.first_hit_pending else 0,
+               1 if self.ragnarok else 0)
+        sign = 1.0 if game == 0 else -1.0
+        dn, db = res["N"]["n"], res["B"]["n"]
+        co = self.r.omens_cost
+
+        def leaf(hits, fn, fb, rl):
+            n2, b2 = n - min(fn, n), b - min(fb, b)
+            t2 = t - min(hits, t)
+            h2 = h - min(hits - min(hits, t), h)
+            if n2 + b2 == 0 or h2 + t2 == 0:
+                win = (n2 + b2 > 0) if game == 0 else (h2 + t2 > 0)
+                return 1.0 if win else 0.0
+            return float(vals[(n2, b2, h2, t2, rl) + ctx])
+
+        def p_roll(die, m, x, y):      # P(x Hits, y Flees) on m dice of ``die``
+            ph = self.face[die].count("hit") / 6.0
+            pf = self.face[die].count("flee") / 6.0
+            po = max(0.0, 1.0 - ph - pf)
+            return (math.factorial(m) // (math.factorial(x) * math.factorial(y)
+                                          * math.factorial(m - x - y))
+                    * ph ** x * pf ** y * po ** (m - x - y))
+
+        memo = {}
+
+        def best(r, an, fn, ab, fb):
+            key = (r, an, fn, ab, fb)
+            if key in memo:
+                return memo[key]
+            top, choice = sign * leaf(an + ab, fn, fb, r), None
+            if r >= co:
+                first = "N" if dn - an >= db - ab else "B"
+                for m in range(1, max(dn, db) + 1):
+                    for k in (first, "B" if first == "N" else "N"):
+                        d, a, f = (dn, an, fn) if k == "N" else (db, ab, fb)
+                        if m > d:
+                            continue
+                        for kh in range(min(a, d - m), -1, -1):
+                            for kf in range(min(f, d - m - kh), -1, -1):
+                                ko = d - m - kh - kf
+                                if ko > d - a - f:
+                                    continue
+                                v = 0.0
+                                for x in range(m + 1):
+                                    for y in range(m + 1 - x):
+                                        q = p_roll(DIE_OF[k], m, x, y)
+                                        if q == 0.0:
+                                            continue
+                                        nxt = ((r - co, kh + x, kf + y, ab, fb) if k == "N"
+                                               else (r - co, an, fn, kh + x, kf + y))
+                                        v += q * best(*nxt)[0]
+                                if v > top + 1e-13:
+                                    top, choice = v, (k, kh, kf, ko)
+            memo[key] = (top, choice)
+            return memo[key]
+
+        while self.runes >= co and self.allowed("V", "omens_of_victory"):
+            choice = best(self.runes, res["N"]["hit"], res["N"]["flee"], res["B"]["hit"],
+                          res["B"]["flee"])[1]
+            if choice is None:
+                break
+            k, kh, kf, ko = choice
+            self.pay_runes(co)
+            self.effects["omens"] += 1
+            kc = min(ko, res[k]["cmd"])          # others kept: Commands first, then Blanks
+            m = res[k]["n"] - kh - kf - ko
+            res[k].update(hit=kh, flee=kf, cmd=kc, blank=ko - kc)
+            for _ in range(m):
+                res[k][self.roll_face(DIE_OF[k])] += 1
+            self.log(f"  Omens of Victory: {m} {NAMES[k]} dice re-rolled, {kh} Hits, {kf} "
+                     f"Flees and {ko} others kept")
+        return True
 
     def omens_target(self, res, smart):
         """The Viking die type whose non-Hit dice to re-roll: the most non-Hits (smart: the
@@ -697,16 +794,19 @@ class Battle:
         self.log("  Convert: a Norseman leaves, a Thegn joins")
 
 
-def play_battle(rules: Rules, policies, dice, pol, log=_nolog, table=None) -> Battle:
-    b = Battle(rules, policies, dice, pol, log, table)
+def play_battle(rules: Rules, policies, dice, pol, log=_nolog, table=None,
+                omens=None) -> Battle:
+    b = Battle(rules, policies, dice, pol, log, table, omens)
     b.outcome = b.run()
     return b
 
 
-def play_block(rules: Rules, policies, g0, g1, dice, pol, out, table=None) -> None:
-    """Games g0..g1-1 into ``out`` (same layout as the kernel); ``table``: Setup.table."""
+def play_block(rules: Rules, policies, g0, g1, dice, pol, out, table=None,
+               omens=None) -> None:
+    """Games g0..g1-1 into ``out`` (same layout as the kernel); ``table``: Setup.table;
+    ``omens``: Setup.omens."""
     for g in range(g0, g1):
-        b = play_battle(rules, policies, dice, pol, table=table)
+        b = play_battle(rules, policies, dice, pol, table=table, omens=omens)
         out["outcome"][g] = int(b.outcome)
         out["rolls"][g] = b.rolls
         out["structure"][g] = b.struct
