@@ -419,8 +419,9 @@ def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, rag, side, k, s
 @jit
 def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, side, q, ex, sidx,
                  sp, scratch, g, omode, vals, ows):
-    """Phase 1 (the roll's Runes/Prayer dice landed), game ``g``: the English Convert ``q``
-    times (878 §5.2), then the battle dice (Vikings: with Omens of Victory, scripted from
+    """Phase 1 (the roll's Runes/Prayer dice landed) of a Viking roll, game ``g`` (an English
+    roll is the same in both games: ``_spend_moves_both``): the English Convert ``q``
+    times (878 §5.2), then the battle dice (with Omens of Victory, scripted from
     ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
     ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
     ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L)."""
@@ -429,45 +430,27 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
     ex[g] = 0.0
     nt = 0
     n1, t1, rc2, pc2 = _convert_q(n, t, rc, pc, cc, q)
-    if side == 0:
-        dn, db = min(n, mn), min(b, mb)       # the dice were thrown before the Convert
-        L = ows[4]
-        if omode < 0 or r < co:
-            L[:, :, :, : R + 1] = vtab[dn, db, r]
-        else:
-            _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc2, fa, pc2, pend, rag,
-                           dn, db, omode, ows)
-        for hits in range(mn + mb + 1):
-            for fN in range(mn + 1):
-                for fB in range(mb + 1):
-                    for rl in range(R + 1):
-                        p = L[hits, fN, fB, rl]
-                        if p == 0.0:
-                            continue
-                        n2 = n1 - min(fN, n1)
-                        b2 = b - min(fB, b)
-                        xt = min(hits, t1)
-                        t2 = t1 - xt
-                        h2 = h - min(hits - xt, h)
-                        nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
-                                      rag, 1, p, ex, sidx, sp, nt, scratch, g)
+    dn, db = min(n, mn), min(b, mb)       # the dice were thrown before the Convert
+    L = ows[4]
+    if omode < 0 or r < co:
+        L[:, :, :, : R + 1] = vtab[dn, db, r]
     else:
-        dh, dt = min(h, mh), min(t, mt)
-        for hits in range(mh + mt + 1):
-            for fh in range(mh + 1):
-                for ft in range(mt + 1):
-                    p = etab[dh, dt, hits, fh, ft]
+        _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc2, fa, pc2, pend, rag,
+                       dn, db, omode, ows)
+    for hits in range(mn + mb + 1):
+        for fN in range(mn + 1):
+            for fB in range(mb + 1):
+                for rl in range(R + 1):
+                    p = L[hits, fN, fB, rl]
                     if p == 0.0:
                         continue
-                    h2 = h - min(fh, h)
-                    t2 = t1 - min(ft, t1)
-                    take = 1 if (pend == 1 and hits > 0 and b > 0) else 0
-                    rem = hits - take
-                    xn = min(rem, n1)
-                    n2 = n1 - xn
-                    b2 = b - take - min(rem - xn, b - take)
-                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, r, rc2, fa, pc2, 0, rag, 0,
-                                  p, ex, sidx, sp, nt, scratch, g)
+                    n2 = n1 - min(fN, n1)
+                    b2 = b - min(fB, b)
+                    xt = min(hits, t1)
+                    t2 = t1 - xt
+                    h2 = h - min(hits - xt, h)
+                    nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
+                                  rag, 1, p, ex, sidx, sp, nt, scratch, g)
     for j in range(nt):                  # compress: scratch holds in-block probabilities
         sp[j] = scratch[sidx[j]]
         scratch[sidx[j]] = 0.0
