@@ -33,7 +33,7 @@ import numpy as np
 
 from vikingsim.core.jit import jit
 from vikingsim.core.rng import _d6
-from vikingsim.games.battle878.optimal_rp import _omens_dp, _terminal
+from vikingsim.games.battle878.optimal_rp import _after_viking_dice, _omens_dp, _terminal
 from vikingsim.games.battle878.policies import (SPEND_GP, SPEND_SCRIPTED, Element, PolicyKind,
                                                 PolicyParam)
 from vikingsim.games.battle878.rules import (
@@ -910,11 +910,7 @@ def _optimal_omens(cr, pp, st, dice):
     for hits in range(dn + db + 1):
         for fN in range(dn + 1):
             for fB in range(db + 1):
-                n2 = n - min(fN, n)
-                b2 = b - min(fB, b)
-                xt = min(hits, t)
-                t2 = t - xt
-                h2 = h - min(hits - xt, h)
+                n2, b2, h2, t2 = _after_viking_dice(n, b, h, t, hits, fN, fB)
                 for rl in range(r + 1):
                     if n2 + b2 == 0 or h2 + t2 == 0:
                         W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)

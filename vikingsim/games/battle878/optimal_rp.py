@@ -444,11 +444,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
                     p = L[hits, fN, fB, rl]
                     if p == 0.0:
                         continue
-                    n2 = n1 - min(fN, n1)
-                    b2 = b - min(fB, b)
-                    xt = min(hits, t1)
-                    t2 = t1 - xt
-                    h2 = h - min(hits - xt, h)
+                    n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
                     nt = _outcome(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
                                   rag, 1, p, ex, sidx, sp, nt, scratch, g)
     for j in range(nt):                  # compress: scratch holds in-block probabilities
@@ -481,11 +477,7 @@ def _spend_moves_both(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, ra
                         p = vtab[dn, db, r, hits, fN, fB, rl]
                         if p == 0.0:
                             continue
-                        n2 = n1 - min(fN, n1)
-                        b2 = b - min(fB, b)
-                        xt = min(hits, t1)
-                        t2 = t1 - xt
-                        h2 = h - min(hits - xt, h)
+                        n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
                         nt = _outcome_both(V, n, b, h, t, n2, b2, h2, t2, rl, rc2, fa, pc2, pend,
                                       rag, 1, p, ex, sidx, sp, nt, scratch)
     else:
@@ -550,11 +542,7 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
     for hits in range(dn + db + 1):
         for fN in range(dn + 1):
             for fB in range(db + 1):
-                n2 = n1 - min(fN, n1)
-                b2 = b - min(fB, b)
-                xt = min(hits, t1)
-                t2 = t1 - xt
-                h2 = h - min(hits - xt, h)
+                n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
                 for rl in range(r + 1):
                     if n2 + b2 == 0 or h2 + t2 == 0:
                         w = _terminal(n2, b2, h2, t2, og)
@@ -567,6 +555,15 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
                     W[hits, fN, fB, rl] = w
     _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
     _omens_forward(C, dn, db, r, co, ows[5], Q, L)
+
+
+@jit(inline="llvm")
+def _after_viking_dice(n, b, h, t, hits, flee_n, flee_b):
+    """The units left after a Viking roll's battle dice (878 §2.3-2.4 as the DP reads them):
+    Norsemen and Berserkers Flee by their own dice, Hits fall on the Thegns first, then the
+    Housecarls. One place for the solver's transitions and the kernel's Omens leaves."""
+    xt = min(hits, t)
+    return n - min(flee_n, n), b - min(flee_b, b), h - min(hits - xt, h), t - xt
 
 
 @jit
