@@ -22,7 +22,8 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     gs    int64[4]          FIRST seat, EARL_SIDE, FAILED raids, ROUND
     s1, s2 int64[CAP]       scratch (sort order, selection)
     fb    bool[P, K]        cards each seat's policy never buys or gains, never takes by raid,
-                            acquire or Pillage, never Loots (``forbid``, §12.4)
+                            acquire or Pillage, never Loots, never gains from the Treasure
+                            pile or buries, never sends off in a Chaotic Raid (``forbid``, §12.4)
     ec    uint16[5, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``;
                             row ``EC_PLANS`` counts Secret Plans by action in slots 0-3
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
@@ -139,11 +140,17 @@ def _draw_to(pp, pn, fl, s, pile, count, dice):
 
 
 @jit(inline="always", nrt=False)
-def _gain_treasure(sh, shn, pp, pn, s):
-    """§8: gain the top Treasure (an empty pile gives nothing, §2.1)."""
-    if shn[TREAS] > 0:
+def _gain_treasure(sh, shn, pp, pn, s, fb):
+    """§8: gain the top Treasure (an empty pile gives nothing, §2.1); the seat's forbidden
+    Treasures (``fb``, §12.4) are passed over: it gains the topmost copy it does not forbid,
+    the others keep their order (none left: nothing)."""
+    j = shn[TREAS] - 1
+    while j >= 0 and fb[sh[TREAS, j]]:
+        j -= 1
+    if j >= 0:
+        k = _remove_at(sh[TREAS], shn[TREAS], j)
         shn[TREAS] -= 1
-        _push(pp, pn, s, DISC, sh[TREAS, shn[TREAS]])
+        _push(pp, pn, s, DISC, k)
 
 
 @jit(inline="always", nrt=False)
@@ -420,7 +427,20 @@ def _sacrificable(ri, card, par, pp, pn, fl, s, i):
 
 
 @jit(inline="always", nrt=False)
-def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
+def _bury_slot(card, fb, pp, pn, fl, s):
+    """§7.6, §14.2: the play slot BURY buries: the first unused Coin, else Hacksilver, else
+    Treasure, never a Treasure the seat forbids (``fb``, §12.4); -1 = none."""
+    for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
+        for j in range(pn[s, PLAY]):
+            k = pp[s, PLAY, j]
+            if fl[s, j] == NORMAL and card[Col.PILE, k] == want and not (
+                    want == Pile.TREASURE and fb[k]):
+                return j
+    return -1
+
+
+@jit(inline="always", nrt=False)
+def _legal_alt(ri, card, par, fb, pp, pn, fl, supply, s, i, a, n):
     """§7.5: an ability whose sacrifice cannot be fully resolved may not be used. (The
     sacrifice is looked for at one place only: each inlined copy costs compile time.)"""
     if a == Ability.DRAW:
@@ -443,12 +463,7 @@ def _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a, n):
     if a == Ability.SACRIFICE_SELF_HACKSILVER:
         return supply[ri[RuleSlot.HACKSILVER]] > 0
     if a == Ability.BURY:
-        for j in range(pn[s, PLAY]):
-            pk = card[Col.PILE, pp[s, PLAY, j]]
-            if fl[s, j] == NORMAL and (pk == Pile.COIN or pk == Pile.HACKSILVER
-                                       or pk == Pile.TREASURE):
-                return True
-        return False
+        return _bury_slot(card, fb, pp, pn, fl, s) >= 0
     return False
 
 
@@ -475,8 +490,8 @@ def _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i, spr
                 prio = 0.0
         elif a == Ability.SACRIFICE_SELF_HACKSILVER and fb[ri[RuleSlot.HACKSILVER]]:
             prio = 0.0
-        if prio > best_p and _legal_alt(ri, card, par, pp, pn, fl, supply, s, i, a,
-                                                alt_n[k, j]):
+        if prio > best_p and _legal_alt(ri, card, par, fb, pp, pn, fl, supply, s, i, a,
+                                        alt_n[k, j]):
             best, best_p = j, prio
     return best
 
@@ -499,7 +514,7 @@ def _ritual(card, pp, pn, fl, s, dice):
 
 
 @jit(nrt=False)
-def _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, a, n, dice):
+def _use_alt(ri, card, par, fb, pp, pn, fl, ps, supply, s, i, a, n, dice):
     """Carry out alternative ``a`` (amount n) of play card i (§7.3, §7.5, §11.2)."""
     if a == Ability.SHIPBUILD or a == Ability.SACRIFICE_SELF_HACKSILVER:
         fl[s, i] = SACRIFICED
@@ -512,12 +527,10 @@ def _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, a, n, dice):
             _push(pp, pn, s, DISC, ri[RuleSlot.HACKSILVER])
         return
     fl[s, i] = USED
-    if a == Ability.BURY:                                  # §7.6 Coin, Hacksilver, Treasure
-        for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
-            for j in range(pn[s, PLAY]):
-                if fl[s, j] == NORMAL and card[Col.PILE, pp[s, PLAY, j]] == want:
-                    fl[s, j] = BURIED
-                    return
+    if a == Ability.BURY:                                  # §7.6
+        j = _bury_slot(card, fb, pp, pn, fl, s)
+        if j >= 0:
+            fl[s, j] = BURIED
         return
     if a != Ability.DRAW:                                  # the sacrifice comes first
         fl[s, _sacrificable(ri, card, par, pp, pn, fl, s, i)] = SACRIFICED
@@ -762,8 +775,8 @@ def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring,
             j = _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i,
                             spring)
             if j >= 0:
-                _use_alt(ri, card, par, pp, pn, fl, ps, supply, s, i, alt[k, j], alt_n[k, j],
-                         dice)
+                _use_alt(ri, card, par, fb, pp, pn, fl, ps, supply, s, i, alt[k, j],
+                         alt_n[k, j], dice)
         i += 1
 
 
@@ -874,7 +887,7 @@ def _defend(ri, card, par, fb, rows, supply, sh, shn, pp, pn, fl, ps, s, order, 
         _refill_raid_slot(sh, shn, rows, best)
     else:
         rows[RROW, best] = EMPTY
-    _gain_treasure(sh, shn, pp, pn, s)
+    _gain_treasure(sh, shn, pp, pn, s, fb)
 
 
 # ---------------------------------------------------------------- Attack (§8.2)
@@ -900,7 +913,7 @@ def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
     d = _defense_of(ri, base_att, base_def, ps, t)
     if power < d:
         return
-    _gain_treasure(sh, shn, pp, pn, a)
+    _gain_treasure(sh, shn, pp, pn, a, fb)
     best = -1
     for j in range(pn[t, RAIDP]):
         k = pp[t, RAIDP, j]
@@ -982,13 +995,14 @@ def _raid_target(card, rows, power, fb):
 
 
 @jit(inline="always", nrt=False)
-def _highest_slot(ri, card, rows, limit):
-    """Slot of the highest Defense <= limit, ties per ``failed_raid_tie`` (§8.5, §13.10)."""
+def _highest_slot(ri, card, rows, limit, skip):
+    """Slot of the highest Defense <= limit, ties per ``failed_raid_tie`` (§8.5, §13.10),
+    passing over the slots of bit mask ``skip`` (a Chaotic Raid's forbidden cards, §12.4)."""
     right = ri[RuleSlot.FAILED_TIE_RIGHT]
     best = -1
     for j in range(ROW_SIZE):
         k = rows[RROW, j]
-        if k == EMPTY or card[Col.DEFENSE, k] > limit:
+        if k == EMPTY or card[Col.DEFENSE, k] > limit or (skip >> j) & 1:
             continue
         if best < 0:
             best = j
@@ -1014,7 +1028,7 @@ _NO_LIMIT = 1 << 40
 def _failed_raid(ri, card, sh, shn, rows, gs):
     """§8.5: the highest Defense in the Row goes under the Raid deck."""
     gs[GS_FAILED] += 1
-    j = _highest_slot(ri, card, rows, _NO_LIMIT)
+    j = _highest_slot(ri, card, rows, _NO_LIMIT, 0)
     if j >= 0:
         _to_bottom(sh, shn, rows, j)
 
@@ -1032,9 +1046,10 @@ def _party_power(ri, base_att, ps, members, m):
 
 
 @jit(nrt=False)
-def _chaotic_raid(ri, card, base_att, sh, shn, rows, pp, pn, ps, gs, n_seats, members):
+def _chaotic_raid(ri, card, base_att, fb, sh, shn, rows, pp, pn, ps, gs, n_seats, members):
     """§8.3.5: everyone who chose Raid Party (DEFAULT: with their own Longboat) raids for
-    nobody; success sends the highest reachable card under the Raid deck."""
+    nobody; success sends the highest reachable card under the Raid deck, never a card a
+    Raider forbids (``fb``, §12.4: none left, a failed raid)."""
     m = 0
     for i in range(n_seats):
         q = _turn_seat(gs[GS_FIRST], i, n_seats)
@@ -1042,12 +1057,18 @@ def _chaotic_raid(ri, card, base_att, sh, shn, rows, pp, pn, ps, gs, n_seats, me
             members[m] = q
             m += 1
     power = _party_power(ri, base_att, ps, members, m)
-    j = _highest_slot(ri, card, rows, power)
+    skip = 0
+    for j in range(ROW_SIZE):
+        k = rows[RROW, j]
+        for i in range(m):
+            if k != EMPTY and fb[members[i], k]:
+                skip |= 1 << j
+    j = _highest_slot(ri, card, rows, power, skip)
     if j < 0:
         _failed_raid(ri, card, sh, shn, rows, gs)
         return
     for i in range(m):
-        _gain_treasure(sh, shn, pp, pn, members[i])
+        _gain_treasure(sh, shn, pp, pn, members[i], fb[members[i]])
     _to_bottom(sh, shn, rows, j)
 
 
@@ -1079,7 +1100,7 @@ def _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps
     if earl < 0:
         return
     if n_top > 1:
-        _chaotic_raid(ri, card, base_att, sh, shn, rows, pp, pn, ps, gs, n_seats, members)
+        _chaotic_raid(ri, card, base_att, fb, sh, shn, rows, pp, pn, ps, gs, n_seats, members)
         return
     gs[GS_FIRST] = earl                                     # §8.3.2: Earl takes the marker
     gs[GS_EARL_SIDE] = 1
@@ -1107,7 +1128,7 @@ def _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps
     ps[earl, PS_WON] += 1
     _refill_raid_slot(sh, shn, rows, j)
     for i in range(m):
-        _gain_treasure(sh, shn, pp, pn, members[i])
+        _gain_treasure(sh, shn, pp, pn, members[i], fb[members[i]])
 
 
 @jit(nrt=False)
@@ -1124,7 +1145,7 @@ def _lone_raid(ri, card, fb, sh, shn, rows, pp, pn, ps, gs, n_seats):
     _push(pp, pn, best, RAIDP, rows[RROW, j])
     ps[best, PS_WON] += 1
     _refill_raid_slot(sh, shn, rows, j)
-    _gain_treasure(sh, shn, pp, pn, best)
+    _gain_treasure(sh, shn, pp, pn, best, fb[best])
 
 
 # ---------------------------------------------------------------- End of Round (§9), end (§10)

@@ -50,9 +50,6 @@ class Card:
     def is_viking(self, k):                  # §11.1: Warriors are Vikings
         return self.pile[k] in (Pile.VIKING, Pile.WARRIORS)
 
-    def buryable(self, k):                   # §7.6, §8.1.2
-        return self.pile[k] in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE)
-
     def draw_amount(self, k):
         return max([n for a, n in self.alts[k] if a in (Ability.DRAW, Ability.SACRIFICE_DRAW)],
                    default=0)
@@ -137,10 +134,15 @@ class Game:
                 return
             pl.play.append([k, NORMAL])
 
-    def gain_treasure(self, pl):               # §2.1: an empty pile gives nothing
-        if self.treasure:
-            k = self.treasure.pop()
+    def gain_treasure(self, pl):
+        """§8: the top Treasure (§2.1: an empty pile gives nothing), passing over the copies
+        the seat forbids (§12.4: the topmost it does not forbid; the others keep their order)."""
+        j = next((j for j in reversed(range(len(self.treasure)))
+                  if self.treasure[j] not in pl.forbid), -1)
+        if j >= 0:
+            k = self.treasure.pop(j)
             pl.discard.append(k)
+            self.took(pl, k)
             self.say(f"    seat {pl.seat} gains Treasure {self.name(k)}")
 
     def raid_count(self, pl):                  # §9.1: Treasures in a Raid pile do not count
@@ -304,7 +306,7 @@ class Game:
         if a == Ability.SACRIFICE_SELF_HACKSILVER:
             return self.supply[self.ri[R.HACKSILVER]] > 0
         if a == Ability.BURY:
-            return any(f == NORMAL and self.c.buryable(k) for k, f in pl.play)
+            return self.bury_slot(pl) >= 0
         if a in (Ability.MAY_SACRIFICE_SILVER, Ability.MAY_SACRIFICE_POWER):
             return self.sacrificable(pl, i) >= 0
         if a == Ability.MAY_RITUAL_SEARCH:
@@ -351,13 +353,12 @@ class Game:
         pl.play[i][1] = USED
         if a == Ability.DRAW:
             self.draw_into_play(pl, n)
-        elif a == Ability.BURY:                        # §7.6: Coin, Hacksilver, Treasure
-            for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
-                j = next((j for j, (x, f) in enumerate(pl.play)
-                          if f == NORMAL and c.pile[x] == want), -1)
-                if j >= 0:
-                    pl.play[j][1] = BURIED
-                    return
+        elif a == Ability.BURY:                        # §7.6
+            j = self.bury_slot(pl)
+            if j >= 0:
+                pl.play[j][1] = BURIED
+                if c.pile[pl.play[j][0]] == Pile.TREASURE:
+                    self.took(pl, pl.play[j][0])
         else:
             pl.play[self.sacrificable(pl, i)][1] = SACRIFICED       # the sacrificed Coin
             if a == Ability.SACRIFICE_DRAW:
@@ -368,6 +369,16 @@ class Game:
                 pl.bonus_power += n
             else:
                 self.ritual(pl)
+
+    def bury_slot(self, pl):
+        """§7.6, §14.2: the play slot BURY buries: the first unused Coin, else Hacksilver, else
+        Treasure, never a Treasure the seat forbids (§12.4); -1 = none."""
+        for want in (Pile.COIN, Pile.HACKSILVER, Pile.TREASURE):
+            for j, (x, f) in enumerate(pl.play):
+                if f == NORMAL and self.c.pile[x] == want and not (
+                        want == Pile.TREASURE and x in pl.forbid):
+                    return j
+        return -1
 
     def ritual(self, pl):
         """§7.5 Ritual Sacrifice (assumption): the costliest Viking in deck then discard
@@ -656,8 +667,9 @@ class Game:
             self.say("    plunders the top card")
 
     def took(self, pl, k):
-        """Seat ``pl`` chose to take card k: a raid target, an acquire, a Pillage or a Loot
-        (§12.4; a hook for tests of restricted play, nothing else)."""
+        """Seat ``pl`` used card k where its ``forbid`` acts (§12.4): a raid target (a Chaotic
+        Raid's too), an acquire, a Pillage, a Loot, a Treasure gained from the pile or buried
+        (a hook for tests of restricted play, nothing else)."""
 
     def raid_target(self, power, pl):
         """Policy (§12.4): the Row slot with the highest Defense <= power, leftmost on ties,
@@ -669,12 +681,13 @@ class Game:
                 best = j
         return best
 
-    def highest_slot(self, limit=None):
-        """Slot of the highest Defense in the Row (<= limit), tie per ``failed_raid_tie``."""
+    def highest_slot(self, limit=None, skip=frozenset()):
+        """Slot of the highest Defense in the Row (<= limit), tie per ``failed_raid_tie``,
+        passing over the cards in ``skip`` (a Chaotic Raid's forbidden cards, §12.4)."""
         right = self.ri[RuleSlot.FAILED_TIE_RIGHT]
         best = -1
         for j, k in enumerate(self.raid_row):
-            if k == EMPTY or (limit is not None and self.c.defense[k] > limit):
+            if k == EMPTY or k in skip or (limit is not None and self.c.defense[k] > limit):
                 continue
             if best < 0:
                 best = j
@@ -745,14 +758,17 @@ class Game:
         return total + (0 if per else self.base_attack[raiders[0].char])
 
     def chaotic_raid(self, party, st):
-        """§8.3.5: no Earl; the party raids for nobody."""
+        """§8.3.5: no Earl; the party raids for nobody, never against a card a Raider forbids
+        (§12.4: none left, a failed raid)."""
         if not self.ri[RuleSlot.CHAOTIC_ALL]:
             party = [pl for pl in party if st[pl.seat][3] > 0]
         power = self.party_power(party)
         self.say(f"    Chaotic Raid by {[q.seat for q in party]}, Power {power}")
-        j = self.highest_slot(limit=power)
+        j = self.highest_slot(limit=power, skip=set().union(*(q.forbid for q in party)))
         if j < 0:
             return self.failed_raid()
+        for q in party:
+            self.took(q, self.raid_row[j])
         for q in party:
             self.gain_treasure(q)
         self.to_bottom(j)
