@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_raidconquer_rules import _setup, blank, both, ids, k_actions, play, r_actions
+from tests.test_raidconquer_rules import (_setup, blank, both, ids, k_actions, k_main, play,
+                                          r_actions)
 from vikingsim.core.errors import InputError
 from vikingsim.games.raidconquer import GAME
 from vikingsim.games.raidconquer import reference as R
@@ -219,3 +220,145 @@ def test_card_ids_must_be_unique(tmp_path):
     with pytest.raises(InputError) as e:
         _setup(2, catalog=str(path))
     assert "\n" not in str(e.value) and "'Seer'" in str(e.value) and "'Seer!'" in str(e.value)
+
+
+# ------------------------------------------- issue 20 §2: Chaotic Raid and Treasures (2026-12-07)
+
+@pytest.mark.parametrize("forbids, sent, slot", [
+    (("", "", ""), "York", 2),                        # party Power 3 + 3 = 6: York (D6)
+    (("york", "", ""), "Trading Post", 1),            # a Raider's forbid: the next, D5
+    (("", "york", ""), "Trading Post", 1),            # either Raider's (no Earl picks)
+    (("", "", "york"), "York", 2),                    # seat 2 has no Longboat: no Raider
+    (("york", "trading_post", ""), "Lindisfarne", 0),  # the union of the Raiders' forbids
+    (("york+trading_post+lindisfarne", "", ""), None, 4)])   # none left: failed (§8.5)
+def test_a_chaotic_raid_never_sends_off_a_card_a_raider_forbids(forbids, sent, slot):
+    """§8.3.5 (3 players): seats 0 and 1 chose Raid Party, each with a Longboat and a
+    Warriors (P1, I0): Influence 0 = 0 and Power 3 = 3, no Earl: a Chaotic Raid of the two
+    (DEFAULT own_longboat, §13.6: seat 2, Raid Party with no Longboat, is not in it). Power
+    3 + 3 = 6 reaches Lindisfarne D3, Trading Post D5, York D6; the card sent under the Raid
+    deck is the highest Defense it reaches among those no Raider forbids (§12.4), and each
+    Raider gains a Treasure; nothing allowed: a failed raid (§8.5, Mediterranean Fleet D12 in
+    slot 4 goes under, no Treasure). The gap is refilled from the top (Winchester)."""
+    pols = [f"hints(forbid={f})" if f else "hints" for f in forbids]
+    s, g = blank(3, pols)
+    g.treasure = ids(s, "Arm Ring") * 6
+    g.raid_row = ids(s, *ROW)
+    g.raid_deck = ids(s, "Rouen", "Winchester")
+    for seat in (0, 1):
+        play(g, seat, ids(s, "Longboat", "Warriors"))
+    play(g, 2, ids(s, "Warriors"))
+    for pl in g.players:
+        pl.action = R.PARTY
+    row = list(g.raid_row)
+    both(s, g, r_actions(), k_actions(s))
+    assert all(pl.raid == [] and pl.earls == 0 for pl in g.players)
+    assert g.raid_deck[0] == (ids(s, sent)[0] if sent else row[4])
+    assert g.raid_row == row[:slot] + ids(s, "Winchester") + row[slot + 1:]
+    assert g.failed_raids == (0 if sent else 1)
+    assert [len(pl.discard) for pl in g.players] == ([1, 1, 0] if sent else [0, 0, 0])
+
+
+def _gain_by(route, forbid):
+    """A position in which the seat that forbids ``forbid`` gains a Treasure by ``route``
+    (§8), and the seat's index; the seat that gains before it (if any) forbids nothing."""
+    players = 3 if route in ("invitee", "chaotic") else 2
+    seat = 1 if route in ("invitee", "chaotic", "attack") else 0
+    pols = ["hints"] * players
+    pols[seat] = f"hints(forbid={forbid})" if forbid else "hints"
+    s, g = blank(players, pols)
+    g.raid_row = ids(s, *ROW)
+    g.raid_deck = ids(s, "Rouen", "Winchester")
+    me, other = g.players[seat], g.players[1 - seat]
+    if route == "lone":                               # §8.4.2: P 5 + 2 = 7 takes York
+        play(g, 0, ids(s, "Longboat", "Berserker", "Warriors"))
+        me.action, other.action = R.LONE, R.LONE
+    elif route == "invitee":                          # §8.3.4: seat 0 Earl, seat 1 invited
+        play(g, 0, ids(s, "Longboat", "Siggy", "Berserker"))
+        play(g, 1, ids(s, "Longboat", "Torstein"))
+        g.players[0].action = g.players[1].action = R.PARTY
+        g.players[2].action = R.LONE
+    elif route == "chaotic":                          # §8.3.5: seats 0 and 1 tie
+        for q in (0, 1):
+            play(g, q, ids(s, "Longboat", "Warriors"))
+            g.players[q].action = R.PARTY
+        g.players[2].action = R.LONE
+    elif route == "attack":                           # §8.2.3: 3 + 2 = 5 >= Defense 5
+        play(g, 1, ids(s, "Warriors") * 3)
+        me.action, me.target, other.action = R.ATTACK, 0, R.LONE
+    else:                                             # §8.1.3: 2 + 2 + Coin 1 pays D5
+        play(g, 0, ids(s, "Coin"))
+        me.bury = ids(s, "Hacksilver") * 2
+        me.action, other.action = R.DEFEND, R.LONE
+    return s, g, seat
+
+
+@pytest.mark.parametrize("route", ["lone", "invitee", "chaotic", "attack", "defend"])
+@pytest.mark.parametrize("forbid, gained, left", [
+    ("", "Jeweled Reliquary", ["Arm Ring", "Gold Torc", "Jeweled Reliquary"]),
+    ("jeweled_reliquary", "Gold Torc", ["Arm Ring", "Jeweled Reliquary", "Jeweled Reliquary"]),
+    ("jeweled_reliquary+gold_torc", "Arm Ring",
+     ["Gold Torc", "Jeweled Reliquary", "Jeweled Reliquary"]),
+    ("jeweled_reliquary+gold_torc+arm_ring", None,
+     ["Arm Ring", "Gold Torc", "Jeweled Reliquary", "Jeweled Reliquary"])])
+def test_a_forbidden_treasure_is_never_gained_from_the_pile(route, forbid, gained, left):
+    """§8: a seat that succeeds gains "a Treasure" from the face-up, searchable pile (§2.1,
+    §2.2); one that forbids some (§12.4) gains the topmost copy it does not forbid, and the
+    copies passed over stay in order; with only forbidden ones left it gains nothing (as
+    from an empty pile, §2.1). The seat meets the pile (top last) Arm Ring, Gold Torc, Jeweled
+    Reliquary x 2; where a Raider that forbids nothing gains first (the Earl; the first
+    Raider of a Chaotic Raid in turn order) one more Reliquary lies on top for it.
+    Every route that gains a Treasure for a seat's own success or its party's: Lone Raid,
+    an invited Raider, a Chaotic Raid, an Attack, Defend's acquire."""
+    s, g, seat = _gain_by(route, forbid)
+    arm, torc, rel = ids(s, "Arm Ring", "Gold Torc", "Jeweled Reliquary")
+    first = route in ("invitee", "chaotic")           # seat 0 gains Jeweled Reliquary first
+    g.treasure = [arm, torc, rel, rel] + ([rel] if first else [])
+    both(s, g, r_actions(), k_actions(s))
+    assert g.players[seat].discard == (ids(s, gained) if gained else [])
+    if first:
+        assert g.players[0].discard == [rel]
+    assert g.treasure == ids(s, *left)
+
+
+def _main_then_defend(s, g, seat):
+    def ref(g):
+        g.main_turn(g.players[seat], True)
+        r_actions()(g)
+
+    def ker(w, c, dice, pol):
+        k_main(s, seat, True)(w, c, dice, pol)
+        k_actions(s)(w, c, dice, pol)
+    return ref, ker
+
+
+@pytest.mark.parametrize("forbid, buried, acquired", [
+    ("", "Jeweled Reliquary", "Lindisfarne"),         # Hacksilver 2 + Reliquary 1 = D3
+    ("jeweled_reliquary", "Arm Ring", "Coastal Church"),   # 2 + Arm Ring 2 = D4
+    ("jeweled_reliquary+arm_ring", None, None)])      # Bury not usable; 2 pays nothing
+def test_a_forbidden_treasure_is_never_buried_so_never_spent(forbid, buried, acquired):
+    """§7.6 BURY (Funeral Pyre, burier priority; §14.2: the first unused Coin, else
+    Hacksilver, else Treasure) never buries a Treasure the seat forbids (§12.4): hand Funeral
+    Pyre, Jeweled Reliquary, Arm Ring (no Coin, no Hacksilver). With both forbidden Bury has
+    nothing to bury and is not used (the Pyre stays unused). The seat then Defends (§8.1.3:
+    exact payment, Bury pile Hacksilver + the buried card; Row Lindisfarne D3, Coastal
+    Church D4): a Treasure it forbids is never in its Bury pile, so never spent; a spent
+    Treasure goes to the Raid pile with the Raid card. Supplies and rows empty: no buys."""
+    pols = [f"burier(forbid={forbid})" if forbid else "burier", "hints"]
+    s, g = blank(2, pols)
+    pyre, rel, arm, hack, lind, church = ids(s, "Funeral Pyre", "Jeweled Reliquary",
+                                             "Arm Ring", "Hacksilver", "Lindisfarne",
+                                             "Coastal Church")
+    me = g.players[0]
+    me.hand, me.bury = [pyre, rel, arm], [hack]
+    me.action, g.players[1].action = R.DEFEND, R.LONE
+    g.supply = [0] * len(g.supply)
+    g.raid_row = [lind, church, R.EMPTY, R.EMPTY, R.EMPTY]
+    both(s, g, *_main_then_defend(s, g, 0))
+    pyre_flag = R.USED if buried else R.NORMAL
+    assert [pyre, pyre_flag] in me.play and me.silver_avail == 1 + 1 + 2
+    kept = [k for k, _ in me.play if k != pyre]       # Treasures still in play
+    assert sorted(kept) == sorted(k for k in (rel, arm) if k not in ids(s, buried or "Coin"))
+    if acquired:
+        assert sorted(me.raid) == sorted(ids(s, buried, acquired)) and me.bury == []
+    else:
+        assert me.raid == [] and me.bury == [hack]
