@@ -259,10 +259,10 @@ def test_a_chaotic_raid_never_sends_off_a_card_a_raider_forbids(forbids, sent, s
 
 
 def _gain_by(route, forbid):
-    """A position in which the seat that forbids ``forbid`` gains a Treasure by ``route``
-    (§8), and the seat's index; the seat that gains before it (if any) forbids nothing."""
+    """A position in which seat 1, which forbids ``forbid``, gains a Treasure by ``route``
+    (§8); seat 0, gaining before it in a party, forbids nothing."""
     players = 3 if route in ("invitee", "chaotic") else 2
-    seat = 1 if route in ("invitee", "chaotic", "attack") else 0
+    seat = 1                                          # the second seat: no seat-0 default
     pols = ["hints"] * players
     pols[seat] = f"hints(forbid={forbid})" if forbid else "hints"
     s, g = blank(players, pols)
@@ -270,7 +270,7 @@ def _gain_by(route, forbid):
     g.raid_deck = ids(s, "Rouen", "Winchester")
     me, other = g.players[seat], g.players[1 - seat]
     if route == "lone":                               # §8.4.2: P 5 + 2 = 7 takes York
-        play(g, 0, ids(s, "Longboat", "Berserker", "Warriors"))
+        play(g, 1, ids(s, "Longboat", "Berserker", "Warriors"))
         me.action, other.action = R.LONE, R.LONE
     elif route == "invitee":                          # §8.3.4: seat 0 Earl, seat 1 invited
         play(g, 0, ids(s, "Longboat", "Siggy", "Berserker"))
@@ -286,7 +286,7 @@ def _gain_by(route, forbid):
         play(g, 1, ids(s, "Warriors") * 3)
         me.action, me.target, other.action = R.ATTACK, 0, R.LONE
     else:                                             # §8.1.3: 2 + 2 + Coin 1 pays D5
-        play(g, 0, ids(s, "Coin"))
+        play(g, 1, ids(s, "Coin"))
         me.bury = ids(s, "Hacksilver") * 2
         me.action, other.action = R.DEFEND, R.LONE
     return s, g, seat
