@@ -121,9 +121,10 @@ def _used_raidboard(spec, setup, out, elements, block=False):
 
 def _used_raidconquer(spec, setup, out, elements, block=False):
     """A buyable card is used when bought or gained (counter ``bought``, §12.4); a Raid card
-    or Treasure when the seat took it by a choice (its raid's target, its acquire, Pillage or
-    Loot): no counter holds that, so each game is replayed with the reference (bit-identical
-    to the kernel, checked here too), logging its ``Game.took`` hook."""
+    or Treasure where the seat's ``forbid`` acts (its raid's target, a Chaotic Raid's it is
+    in, its acquire, Pillage or Loot, a Treasure it gains from the pile or buries): no
+    counter holds that, so each game is replayed with the reference (bit-identical to the
+    kernel, checked here too), logging its ``Game.took`` hook."""
     from vikingsim.games.raidconquer import FORBIDDABLE, BUYABLE
     from vikingsim.games.raidconquer import reference as R
     assert set(FORBIDDABLE) - set(BUYABLE)

@@ -1,9 +1,11 @@
 """Restricted play of Raid cards and Treasures (``forbid``, notes raidconquer §12.4).
 
 A forbidden Raid card is never the target of the seat's raid as Earl (§8.3.4) or Lone Raider
-(§8.4.2), never acquired by its Defend (§8.1.3) and never Pillaged by its Attack (§8.2.3); a
-forbidden Treasure is never Looted (§8.2.3) or Pillaged (§13.7 alternative) by its Attack; the
-Coin cannot be forbidden (one line). Forced positions are laid out by hand and played through
+(§8.4.2), never sent off by a Chaotic Raid it is in (§8.3.5), never acquired by its Defend
+(§8.1.3) and never Pillaged by its Attack (§8.2.3); a forbidden Treasure is never gained from
+the Treasure pile (§8), never Looted (§8.2.3) or Pillaged (§13.7 alternative) by its Attack,
+and never buried (§7.6), so never spent on an acquire; the Coin cannot be forbidden (one
+line). Forced positions are laid out by hand and played through
 both engines' Action phase (``both``: the kernel's and the reference's positions must agree);
 every expected card is worked out by hand from the catalog's Defense and Legend values
 (``cards.toml``) and the rules' orders (highest Defense, best Legend)."""
