@@ -200,9 +200,9 @@ N_MC = 200_000   # SE of a win rate near 0.7: 0.0010, so 4 SE = 0.4 pp
 
 
 def _solved(opts):
-    spec = RP.rp_spec(rules_from_options(opts))
-    V, D, E, G = RP.solve_rp(spec)
-    return spec, V, D, E, G
+    """The saddle solve of battle ``opts`` (``RP.solved``: cached per test process and
+    read-only, so the tests that ask for one battle share its solve)."""
+    return RP.solved(rules_from_options(opts))
 
 
 def _full(D, code, rows=2):
@@ -242,11 +242,19 @@ def test_dp_model_is_the_engine_greedy_battle_when_every_die_is_rolled():
     assert V[(0, *i)] >= Vf[(0, *i)] - 1e-12      # the Vikings' best is at least greedy's
 
 
+#: The twelve one-side-fixed evaluations of ``test_guarantees_are_maximin`` run on a smaller
+#: battle (about 4 s of CPU a solve against RP_ARMY's 15) with every decision of RP_ARMY's: five
+#: of its six always-k dice counts are worse for the side fixed than the solver's choice by
+#: 0.014 or more (the sixth, the English always rolling both dice, is their choice there).
+MAXIMIN_ARMY = {"norsemen": 2, "berserkers": 1, "housecarls": 1, "thegns": 2,
+                "runes_prayer": True}
+
+
 def test_guarantees_are_maximin():
     """Vikings' guarantee: no fixed Viking choice does better against the English best
     response, and their own table does no worse against any fixed English choice; same for
     the English. (Evaluations with one side fixed, the other optimised by the DP.)"""
-    spec, V, D, E, G = _solved(RP_ARMY)
+    spec, V, D, E, G = _solved(MAXIMIN_ARMY)
     i = RP.start_index(spec)
     own = RP.decision_table(D, E, G)
     free = RP.SPEND_FREE
@@ -262,6 +270,13 @@ def test_guarantees_are_maximin():
             fixed[2] = own[4] if g == 0 else -1
             spend = _full(D, free) if g == 0 else own[2:4]
             assert RP.solve_rp(spec, fixed, spend)[0][(g, *i)] >= V[(g, *i)] - 1e-12
+
+
+def test_ragnarok_and_rolling_are_real_maximin_choices():
+    """On RP_ARMY, where both are live: Ragnarök (878 §5.2) never and always-when-affordable
+    do at most V for the Vikings, and rolling Runes/Prayer never or always does worse."""
+    spec, V, D, E, G = _solved(RP_ARMY)
+    i = RP.start_index(spec)
     # Ragnarök (878 §5.2) is maximin too: never and always-when-affordable at most V
     for buy in (0, 1):
         fixed = _full(D, -1, 3)
@@ -290,12 +305,13 @@ SHIPPED_RP = [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
 def test_ragnarok_node_never_lowers_the_viking_guarantee(opts):
     """878 §5.2: the Ragnarök node is one more option of the Vikings, so the Viking guarantee
     with it is at least the one with the node switched off (``rp_spec(..., ragnarok=False)``)
-    and the English guarantee at most."""
+    and the English guarantee at most. With the Omens choice on RP_ARMY; on the other shipped
+    battles with Omens scripted (``omens=False``: a third of the solve's CPU; the Omens choice
+    itself is checked on the first three by ``test_omens_choice_never_lowers_the_viking_guarantee``)."""
     r = rules_from_options(opts)
     got = {}
     for rag in (False, True):
-        spec = RP.rp_spec(r, rag)
-        V = RP.solve_rp(spec)[0]
+        spec, V = RP.solved(r, rag, omens=opts is RP_ARMY)[:2]
         got[rag] = V[(slice(None), *RP.start_index(spec))]
     assert got[True][0] >= got[False][0] - 1e-12
     assert got[True][1] <= got[False][1] + 1e-12
@@ -311,9 +327,9 @@ def test_omens_choice_never_lowers_the_viking_guarantee(opts):
     r = rules_from_options(opts)
     got = {}
     for om in (False, True):
-        spec = RP.rp_spec(r, omens=om)
+        spec, V = RP.solved(r, omens=om)[:2]
         assert spec.omens == int(om)
-        got[om] = RP.solve_rp(spec)[0][(slice(None), *RP.start_index(spec))]
+        got[om] = V[(slice(None), *RP.start_index(spec))]
     assert got[True][0] >= got[False][0] - 1e-12
     assert got[True][1] <= got[False][1] + 1e-12
     if opts is RP_ARMY:

@@ -959,7 +959,9 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
     og = np.array(omens_games, np.int64)
     if omens_values is not None:
         og = np.where(og >= 0, og + OMENS_EXTERNAL, og)
-    VO = np.zeros((1,) * 12) if omens_values is None else np.ascontiguousarray(omens_values)
+    # a writable copy if read-only (``solved``'s): numba types read-only arrays apart
+    VO = np.zeros((1,) * 12) if omens_values is None else np.require(omens_values, None,
+                                                                         ["C", "W"])
     V, D, E, G, sweeps, rounds = _solve_rp(
         spec_i, spec_f, N0, B0, H0, T0, viking_table(spec), english_table(spec),
         _NONE if fixed is None else fixed, _NONE if fixed_spend is None else fixed_spend,
@@ -973,6 +975,22 @@ def solve_rp(spec: RPSpec, fixed: np.ndarray | None = None,
     return V, D, E, G
 
 
+def solved(rules: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT) -> tuple:
+    """``(spec, V, D, E, G)``: ``solve_rp`` of the battle's saddle (nothing fixed), read-only.
+    Cached per process: ``decisions``, ``optimal_rp``, the tests and a notebook ask for the
+    same battle's solve many times (a minute of CPU each for the default army)."""
+    return _solved(rules, bool(ragnarok), bool(omens))    # one cache key however called
+
+
+@functools.lru_cache(maxsize=8)
+def _solved(rules: Rules, ragnarok: bool, omens: bool) -> tuple:
+    spec = rp_spec(rules, ragnarok, omens)
+    V, D, E, G = solve_rp(spec)
+    for a in (V, D, E, G):
+        a.flags.writeable = False
+    return spec, V, D, E, G
+
+
 @functools.lru_cache(maxsize=8)
 def decisions(rules: Rules) -> tuple:
     """Both games' decision tables ``(D, E, G)`` for ``rules`` and, with the Omens choice on
@@ -980,8 +998,7 @@ def decisions(rules: Rules) -> tuple:
     with the English to roll next (the leaves from which both engines compute the Vikings'
     in-roll Omens choice, ``_omens_dp``; None when Omens is scripted). Cached: a study or a
     notebook builds many setups of one battle. Read-only."""
-    spec = rp_spec(rules)
-    V, D, E, G = solve_rp(spec)
+    spec, V, D, E, G = solved(rules)
     Vr = np.ascontiguousarray(V[..., 1]) if spec.omens else None
     for a in (D, E, G) + ((Vr,) if Vr is not None else ()):
         a.flags.writeable = False
@@ -1015,8 +1032,7 @@ def optimal_rp(rules: Rules, ragnarok: bool = True, omens: bool = OMENS_DEFAULT)
     """Value of each game from the start (module docstring); ``ragnarok=False``: without the
     Viking Ragnarök node (the solver before it); ``omens=False``: Omens of Victory by the
     scripted rule (the solver before the in-roll choice)."""
-    spec = rp_spec(rules, ragnarok, omens)
-    V, D, E, G = solve_rp(spec)
+    spec, V, D, E, G = solved(rules, ragnarok, omens)
     i = start_index(spec)
     fixed_v = solve_rp(spec, *own_fixed(decision_table(D, E, G)),   # both play own tables
                        omens_games=(0, 0), omens_values=V)[0]       # (Omens: game 0's)
