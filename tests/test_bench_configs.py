@@ -47,3 +47,31 @@ def test_bad_bench_input_is_one_line_exit_2(args, needle, cli):
 def test_api_refuses_a_configuration_for_several_games():
     with pytest.raises(InputError, match="exactly one game"):
         bench.bench(["raidboard", "battle878"], options={"start_gold": 5})
+
+
+def test_a_slow_configuration_is_sized_from_a_few_games(monkeypatch):
+    """A search seat plays thousands of times fewer games/s than a scripted one: the sizing
+    grows from a few games, so no call plays far more games than the timed size (it used to
+    start at 20,000 kernel games, 50 reference games and count draws on 200 reference games:
+    minutes for Raid & Conquer's ``ismcts``), and a timing of one RNG block is flagged."""
+    from vikingsim.core import runner
+
+    asked = {False: [], True: []}
+    real = runner.simulate
+
+    def spy(spec, n, **kw):
+        asked[kw["reference"]].append(n)
+        return real(spec, n, **kw)
+    counted = []
+    real_draws = bench.draws_per_game
+    monkeypatch.setattr(runner, "simulate", spy)
+    monkeypatch.setattr(bench, "draws_per_game", lambda spec, options, n=200, **kw:
+                        counted.append(n) or real_draws(spec, options, n, **kw))
+    (r,) = bench.bench(["raidboard"], seconds=0.2, repeats=1, players=4,
+                       policies=["ismcts(budget=256)"] + ["greedy"] * 3)
+    # about 4,000 games/s of CPU: some 800 games timed, 20,000 before; 8x leaves room for a
+    # probe slowed by the shared machine (the last probe is at most 4x the timed size)
+    assert max(asked[False]) <= 8 * r["n_kernel"] and max(asked[True]) <= 8 * r["n_reference"]
+    assert counted == [min(200, 4 * r["n_reference"])]
+    assert r["blocks_2t"] == 1 and r["first_call_s"] > 0
+    assert "One RNG block timed" in bench.markdown_table([r])

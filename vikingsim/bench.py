@@ -2,8 +2,12 @@
 plain-Python reference on the same seed (style rule 16). Never run by the test suite's asserts.
 
 Each figure is the median of ``repeats`` timings of one ``simulate`` call whose size is chosen
-so a timing lasts about ``seconds``; the kernel is compiled (or loaded from cache) first,
-untimed. The reference plays a prefix of the same seed's games. Configurations: the game's
+so a timing lasts about ``seconds`` (grown by 4x from a few games: a search seat plays tens of
+games/s, a fast kernel millions); first one game, timed apart as ``first_call_s`` (compile or
+cache load, and the set-up: the ``optimal`` policy's solve). The reference plays a prefix of
+the same seed's games; draws per game are counted on at most 200 of them (at most 4x the
+reference's timed games). A timing of fewer than two RNG blocks (``GameSpec.block_games``) runs
+on one thread whatever the thread count: the table says which rows. Configurations: the game's
 ``bench_configs`` (or ``bench_options``), or one given with ``options``/``players``/
 ``policies`` (``vikingsim bench GAME --set k=v --policy P``).
 
@@ -156,20 +160,21 @@ def bench(games=None, *, seconds: float = 1.0, repeats: int = 3, options: dict |
     configs = _configs(games, options, players, policies)
     d6_per_s = d6_rate(min(seconds, 1.0))
     for spec, run in configs:
-        _rate(spec, run, 1000, threads=1, reference=False, repeats=1)   # compile
+        first = 1 / _rate(spec, run, 1, threads=1, reference=False, repeats=1)  # compile
         kw = dict(reference=False, repeats=repeats)
-        n1, k1 = _sized(spec, run, seconds, threads=1, start=20_000, **kw)
+        n1, k1 = _sized(spec, run, seconds, threads=1, start=16, **kw)
         n2, k2 = _sized(spec, run, seconds, threads=2, start=n1, **kw)
-        nr, ref = _sized(spec, run, seconds, threads=1, reference=True, repeats=1, start=50)
-        dice, pol = draws_per_game(spec, run["options"], players=run["players"],
-                                   policies=run["policies"])
+        nr, ref = _sized(spec, run, seconds, threads=1, reference=True, repeats=1, start=1)
+        dice, pol = draws_per_game(spec, run["options"], min(200, 4 * nr),
+                                   players=run["players"], policies=run["policies"])
         limit = d6_per_s / max(dice + pol, 1e-9)
         rows.append({"game": spec.name, "options": run["options"],
                      "players": run["players"], "policies": _labels(spec, run),
                      "kernel_1t": k1, "kernel_2t": k2,
                      "reference": ref, "threads_ratio": k2 / k1, "speedup_1t": k1 / ref,
-                     "n_kernel": n2, "n_reference": nr, "dice_draws_per_game": dice,
-                     "policy_draws_per_game": pol, "d6_per_s_1t": d6_per_s,
+                     "n_kernel": n2, "blocks_2t": -(-n2 // spec.block_games),
+                     "n_reference": nr, "dice_draws_per_game": dice,
+                     "policy_draws_per_game": pol, "d6_per_s_1t": d6_per_s, "first_call_s": first,
                      "rng_limit_1t": limit, "of_rng_limit": k1 / limit})
     return rows
 
@@ -333,14 +338,20 @@ def _config_text(r) -> str:
 def markdown_table(rows) -> str:
     out = ["| game | config | kernel 1 thread (games/s) | kernel 2 threads | 2t/1t | "
            "reference (games/s) | kernel 1t / reference | draws/game | RNG limit 1t "
-           "(games/s) | kernel / RNG limit |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "(games/s) | kernel / RNG limit | first call (s) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r['game']} | {_config_text(r)} | {r['kernel_1t']:,.0f} | "
                    f"{r['kernel_2t']:,.0f} | "
                    f"{r['threads_ratio']:.2f} | {r['reference']:,.0f} | {r['speedup_1t']:,.0f}x | "
                    f"{r['dice_draws_per_game'] + r['policy_draws_per_game']:,.1f} | "
-                   f"{r['rng_limit_1t']:,.0f} | {r['of_rng_limit']:.0%} |")
+                   f"{r['rng_limit_1t']:,.0f} | {r['of_rng_limit']:.0%} | "
+                   f"{r['first_call_s']:.1f} |")
+    one = [f"{r['game']} ({_config_text(r)})" for r in rows if r.get("blocks_2t", 2) < 2]
+    if one:
+        out.append(f"\nOne RNG block timed (fewer games than 2 x the game's block size), so "
+                   f"2 threads cannot beat 1 (a larger `--seconds` gives a 2-thread "
+                   f"figure): {'; '.join(one)}.")
     if rows:
         out.append(f"\nRNG limit: {rows[0]['d6_per_s_1t'] / 1e6:,.0f} million d6/s on one "
                    f"thread (a compiled loop that only draws), in the same run.")
