@@ -384,6 +384,28 @@ def test_resume_of_another_balance_is_refused_in_one_line(tmp_path, capsys):
     assert rc == 2 and err.count("\n") == 1 and "holds a different run (seed" in err
 
 
+def test_a_stop_while_a_batch_is_planned_says_to_resume_in_one_line(tmp_path, capsys,
+                                                                    monkeypatch):
+    """A SIGTERM that lands while the runner plans batch-0003 (nothing of it written yet;
+    batch-0000..0002 saved): the one line still names --resume (a CI run met this timing)."""
+    from vikingsim.studies import run as R
+
+    real = R._plan_run
+
+    def stop_planning_the_fourth_batch(study, *a):
+        if study.name.endswith("batch-0003"):
+            raise KeyboardInterrupt
+        return real(study, *a)
+
+    monkeypatch.setattr(R, "_plan_run", stop_planning_the_fourth_batch)
+    with pytest.raises(KeyboardInterrupt):
+        _run(out=tmp_path / "b", workers=1)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing was written" in err[0] and "--resume" in err[0], err
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [
+        "batch-0000", "batch-0001", "batch-0002"]
+
+
 def test_a_stop_between_batches_says_in_one_line_what_is_saved(tmp_path, capsys,
                                                               monkeypatch):
     real, calls = B.metric_values, []

@@ -166,15 +166,13 @@ def run_study(study, out=None, *, backend: str = "local", workers: int | None = 
             manifest["games_override"] = {"file": file_games, "games": study.games}
         _check_out(root, manifest, resume)
     except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while planning
-        print(f"vikingsim: study stopped before it started; nothing was written to {root}",
-              file=sys.stderr)
+        _say_not_started(root, "before it started", part=pool is not None)
         raise
     t_start = time.perf_counter()
     try:                                                  # reached before anything is written
         pool = make_backend(backend, workers, scheduler) if pool is None else Borrowed(pool)
     except KeyboardInterrupt:                  # Ctrl-C or SIGTERM while the backend starts
-        print(f"vikingsim: study stopped while its backend started; nothing was written to "
-              f"{root}", file=sys.stderr)
+        _say_not_started(root, "while its backend started", part=False)
         raise
     start_s = time.perf_counter() - t_start
     try:
@@ -500,6 +498,16 @@ def _bar(states: list, name: str, wanted: bool):
     done = sum(s.games_done for s in states if s.decided is None)
     return tqdm(total=total, initial=done, desc=name, unit=" games", unit_scale=True,
                 file=sys.stderr, mininterval=0.5, disable=not (wanted and sys.stderr.isatty()))
+
+
+def _say_not_started(root: Path, when: str, part: bool) -> None:
+    """The one line of a stop before the study wrote anything. ``part``: the study is one
+    batch of a bigger run (a balance search, on a borrowed backend) whose finished batches
+    are saved, so the line says how to finish that run."""
+    more = (": the finished studies beside it are saved; rerun with --resume to finish"
+            if part else "")
+    print(f"vikingsim: study stopped {when}; nothing was written to {root}{more}",
+          file=sys.stderr)
 
 
 def _say_interrupted(root: Path, states: list) -> None:
