@@ -1000,8 +1000,8 @@ def decisions(rules: Rules) -> tuple:
     notebook builds many setups of one battle. Read-only."""
     spec, V, D, E, G = solved(rules)
     Vr = np.ascontiguousarray(V[..., 1]) if spec.omens else None
-    for a in (D, E, G) + ((Vr,) if Vr is not None else ()):
-        a.flags.writeable = False
+    if Vr is not None:                     # a fresh copy; D, E, G are read-only (``solved``)
+        Vr.flags.writeable = False
     return D, E, G, Vr, (omens_tri(spec) if spec.omens else None)
 
 
