@@ -355,3 +355,27 @@ def test_the_search_strength_study_rotates_each_player_over_every_seat(tmp_path)
     counts, _ = report.count_games(st)
     pf = report.build_tables(st, counts)["policies"].set_index("policy")
     assert set(pf.index) == {"lookahead", *seen} and (pf.loc[list(seen), "games"] == 160).all()
+
+
+def test_rates_of_0_or_1_compare_without_warnings(monkeypatch):
+    """A side that always or never wins in both cells (Wald variance 0): no RuntimeWarning
+    reaches the user; equal rates are no finding (p read as 1), 0 against 1 is one."""
+    import warnings
+
+    import pandas as pd
+
+    from vikingsim.studies import findings as F
+
+    monkeypatch.setattr(F, "knob_pairs", lambda study, knob: [({"cell": 0}, {"cell": 1})])
+    cf = pd.DataFrame({"cell": [0, 0, 1, 1], "who": ["seat 0", "seat 1"] * 2,
+                       "wins": [0, 50, 0, 0], "games": [50, 50, 50, 50]})
+    cf["rate"] = cf["wins"] / cf["games"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = F.comparisons(None, cf, "k").set_index("who")
+        et = S.effect_tests(pd.DataFrame({
+            "knob": "k", "effect": "e", "situation": "s", "who": "seat 0",
+            "level_index": [0, 1], "d": [0.0, 0.0], "var": [0.0, 0.0]}))
+    assert out.loc["seat 0", "p_holm"] == 1 and not out.loc["seat 0", "finding"]
+    assert out.loc["seat 1", "d"] == -1 and out.loc["seat 1", "finding"]
+    assert len(et) == 1

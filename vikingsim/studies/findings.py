@@ -73,7 +73,12 @@ def knob_pairs(study, knob: str) -> list[tuple[dict, dict]]:
 def comparisons(study, cf: pd.DataFrame, knob: str) -> pd.DataFrame:
     """Every seat's (or side's) win rate compared between the cells of each ``knob_pairs``
     pair (``d`` = rate in b minus rate in a, with ``lo``, ``hi`` at its Holm step over the
-    knob's comparisons, ``p``, ``p_holm``, ``finding``)."""
+    knob's comparisons, ``p``, ``p_holm``, ``finding``).
+
+    Both rates 0 or 1 (a side that always or never wins in both cells): the Wald variance is
+    0, statsmodels divides by it (also for the ratio and odds ratio it computes alongside)
+    and returns p = nan for equal rates (``holm`` reads it as 1: no finding) or 0 for a 0
+    against a 1; numpy's warnings about those divisions are silenced, not the results."""
     from statsmodels.stats.proportion import (confint_proportions_2indep,
                                               test_proportions_2indep)
 
@@ -84,8 +89,9 @@ def comparisons(study, cf: pd.DataFrame, knob: str) -> pd.DataFrame:
             ra, rb = by.get((a["cell"], who)), by.get((b["cell"], who))
             if ra is None or rb is None:
                 continue
-            t = test_proportions_2indep(rb.wins, rb.games, ra.wins, ra.games, method="wald",
-                                        compare="diff")
+            with np.errstate(divide="ignore", invalid="ignore"):   # rates of 0 or 1 (below)
+                t = test_proportions_2indep(rb.wins, rb.games, ra.wins, ra.games,
+                                            method="wald", compare="diff")
             rows.append({"a": a["cell"], "b": b["cell"], "who": who, "wa": ra.wins,
                          "na": ra.games, "wb": rb.wins, "nb": rb.games,
                          "d": rb.rate - ra.rate, "p": float(t.pvalue)})

@@ -251,7 +251,8 @@ def effect_tests(ef: pd.DataFrame) -> pd.DataFrame:
             g = g.sort_values("level_index")
             if len(g) < 2:
                 continue
-            t = combine_effects(g["d"].to_numpy(), g["var"].to_numpy()).test_homogeneity()
+            with np.errstate(divide="ignore", invalid="ignore"):   # zero-variance levels
+                t = combine_effects(g["d"].to_numpy(), g["var"].to_numpy()).test_homogeneity()
             rows.append(dict(zip(cols, [*key, len(g), float(t.statistic), int(t.df),
                                         float(t.pvalue), float(g["d"].max() - g["d"].min())])))
     out = pd.DataFrame(rows, columns=cols)
