@@ -694,6 +694,28 @@ def test_forced_dice_the_optimal_omens_differs_from_the_scripted_one(engine):
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernel"])
+@pytest.mark.parametrize("rune", [False, True])
+def test_forced_dice_the_optimal_omens_unaffordable_plays_as_scripted(engine, rune):
+    """878 §5.2, SEED §4.3 (Omens cost 1 Rune): the leaves and the battle dice of
+    ``test_forced_dice_the_optimal_omens_differs_from_the_scripted_one`` (Norsemen dice 1, 5,
+    Berserker die 5), the Runes die 5 (a Conversion, no Rune) or 1 (a Rune). No Rune: no Omens
+    can be bought and the optimal Vikings play exactly the scripted battle (the kernel skips
+    the leaf table and the DP): the Hit kills a Thegn, the English Thegn die 1 takes the
+    Berserker (first Hit), the Norsemen dice 1, 1 kill the last Thegn: Viking win, no Omens,
+    the same effects either way. One Rune (= the cost): the optimal Vikings re-roll the
+    Berserker Command (worth 0.7 against 0.5417 for the scripted target, see that test): 4,
+    a Hit, and 2 Hits win at once."""
+    if not rune:
+        dice = _d(1, 5, 5, 5, 1, 1, 1)
+        o, eff = _forced_omens(engine, True, dice)
+        assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 0, 1)
+        assert (o, eff) == _forced_omens(engine, False, dice)
+    else:
+        o, eff = _forced_omens(engine, True, _d(1, 5, 5, 1, 4))
+        assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
 def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
     """878 §5.2 by hand, the leaves of the test above, 2 Norsemen (no Berserker) v 2 Thegns:
     Norsemen dice 1, 5 (Hit, Command), the Runes die 1 (a Rune). Stop 0.1; re-roll the

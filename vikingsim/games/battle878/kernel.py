@@ -893,7 +893,9 @@ def _optimal_omens(cr, pp, st, dice):
     values (the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
     English to roll) come from ``st.ov``, the choices from ``optimal_rp._omens_dp`` on them,
     as in the DP; each step pays the Omens cost and re-rolls the dice of one type it does not
-    keep. Returns False (nothing done) outside the table: the scripted Omens then apply."""
+    keep. Returns False (nothing done) outside the table: the scripted Omens then apply; True
+    at once, before the leaf table and the DP, when no Omens can be bought (fewer Runes than
+    its cost, no Viking die, Omens forbidden): the choice loop would stop at once."""
     sv, cnt, shp, ri = st.sv, st.cnt, st.ov.shape, cr.ints
     if not _omens_on(st) or st.own[UN] != V or st.own[UB] != V:
         return False
@@ -905,6 +907,9 @@ def _optimal_omens(cr, pp, st, dice):
             or rc >= shp[5] or fa >= shp[6] or pc >= shp[7] or cnt[UF] > 0 or cnt[UV] > 0):
         return False
     dn, db = st.nd[UN], st.nd[UB]
+    co = ri[RuleSlot.OMENS_COST]
+    if r < co or dn + db == 0 or not _allowed(pp, V, EL_OMENS):
+        return True                           # no Omens can be bought: no table, no DP
     og = st.og[0]
     W = st.ow
     for hits in range(dn + db + 1):
@@ -916,7 +921,6 @@ def _optimal_omens(cr, pp, st, dice):
                         W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)
                     else:
                         W[hits, fN, fB, rl] = st.ov[n2, b2, h2, t2, rl, rc, fa, pc, pend, rag]
-    co = ri[RuleSlot.OMENS_COST]
     _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc)
     while sv[StateSlot.RUNES] >= co and _allowed(pp, V, EL_OMENS):
         code = st.oc[sv[StateSlot.RUNES], st.h[UN], st.fl[UN], st.h[UB], st.fl[UB]]
