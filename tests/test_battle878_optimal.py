@@ -19,11 +19,6 @@ from vikingsim.core.errors import InputError
 from vikingsim.games.battle878 import GAME, exact
 from vikingsim.games.battle878 import optimal as O
 
-#: One xdist worker runs this file (``--dist loadgroup``, pyproject addopts): its tests share
-#: the cached saddle solves (``optimal_rp.solved``, 5-15 s of CPU each), which two workers
-#: would each compute, and the solver is compiled once.
-pytestmark = pytest.mark.xdist_group("battle878_optimal_solves")
-
 ARMY = {"norsemen": 4, "berserkers": 2, "housecarls": 3, "thegns": 3}
 
 
