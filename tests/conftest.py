@@ -205,16 +205,10 @@ def dask_cluster():
     process that runs a study on ``--backend dask --scheduler ADDRESS`` (each test used to
     start its own: 2 new interpreters importing vikingsim and loading the kernel, 5 times a
     run). Made with the runner's quiet Dask settings (``backends.QUIET_DASK``: an idle
-    cluster then costs 1.5% of a core, not 11%), as ``--backend dask`` makes its own."""
-    import logging
+    cluster then costs 1.5% of a core, not 11%) and the scheduler's HTTP routes on a free local
+    port (8787 may be taken by another run): the very cluster ``--backend dask`` makes."""
+    from vikingsim.studies.backends import _local_cluster
 
-    import dask
-    from dask.distributed import LocalCluster
-
-    from vikingsim.studies.backends import QUIET_DASK
-
-    with dask.config.set(QUIET_DASK):
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = _local_cluster(2)
     with cluster:
         yield cluster
