@@ -120,11 +120,12 @@ def _used_raidboard(spec, setup, out, elements, block=False):
 
 
 def _used_raidconquer(spec, setup, out, elements, block=False):
-    """A buyable card is used when bought or gained (counter ``bought``, §12.4); a Raid card
-    or Treasure where the seat's ``forbid`` acts (its raid's target, a Chaotic Raid's it is
-    in, its acquire, Pillage or Loot, a Treasure it gains from the pile or buries): no
-    counter holds that, so each game is replayed with the reference (bit-identical to the
-    kernel, checked here too), logging its ``Game.took`` hook."""
+    """A buyable card is used when bought (counter ``bought``, §12.4) or Looted; any card
+    where the seat's ``forbid`` acts (a Raid card: its raid's target, a Chaotic Raid's it is
+    in, its acquire or Pillage; a Treasure: Loot, Pillage, gained from the pile or buried;
+    any card: its Loot, §8.2.3): no counter holds those, so each game is replayed with the
+    reference (bit-identical to the kernel, checked here too), logging its ``Game.took``
+    hook."""
     from vikingsim.games.raidconquer import FORBIDDABLE, BUYABLE
     from vikingsim.games.raidconquer import reference as R
     assert set(FORBIDDABLE) - set(BUYABLE)
@@ -132,11 +133,9 @@ def _used_raidconquer(spec, setup, out, elements, block=False):
     pile = setup.catalog.pile
     used = {e: bought[:, :, setup.ids.index(e)] > 0 for e in elements
             if pile[setup.ids.index(e)] in BUYABLE}
-    taken = {setup.ids.index(e): e for e in elements if e not in used}
-    if not taken:
-        return used
+    taken = {setup.ids.index(e): e for e in elements}
     n = len(out["winner"])
-    used.update({e: np.zeros((n, PLAYERS), bool) for e in taken.values()})
+    used.update({e: np.zeros((n, PLAYERS), bool) for e in taken.values() if e not in used})
     streams = [rng.block_generator(SEED, rng.STREAM_DICE, 0),
                rng.block_generator(SEED, rng.STREAM_POLICY, 0)]
     log, took = [], R.Game.took

@@ -3,7 +3,8 @@
 A forbidden Raid card is never the target of the seat's raid as Earl (§8.3.4) or Lone Raider
 (§8.4.2), never sent off by a Chaotic Raid it is in (§8.3.5), never acquired by its Defend
 (§8.1.3) and never Pillaged by its Attack (§8.2.3); a forbidden Treasure is never gained from
-the Treasure pile (§8), never Looted (§8.2.3) or Pillaged (§13.7 alternative) by its Attack,
+the Treasure pile (§8), never Looted (§8.2.3; nor any other forbidden card) or Pillaged
+(§13.7 alternative) by its Attack,
 and never buried (§7.6), so never spent on an acquire; the Coin cannot be forbidden (one
 line). Forced positions are laid out by hand and played through
 both engines' Action phase (``both``: the kernel's and the reference's positions must agree);
@@ -146,6 +147,38 @@ def test_attacker_never_loots_a_forbidden_treasure(forbid, discard, deck, looted
     first on ties, §12.4); a Treasure the attacker forbids is no choice. Attacker Warriors
     x 3 + 2 = 5 = the Lone-Raid chooser's Defense 5: success, a Treasure (Arm Ring), then
     the Loot; with nothing allowed in the discard, Plunder (the top of the deck)."""
+    pols = ["hints", f"hints(forbid={forbid})" if forbid else "hints"]
+    s, g = blank(2, pols)
+    war, arm = ids(s, "Warriors", "Arm Ring")
+    play(g, 1, [war] * 3)
+    g.players[1].action, g.players[1].target, g.players[0].action = R.ATTACK, 0, R.LONE
+    g.treasure = [arm] * 3
+    g.players[0].discard, g.players[0].deck = ids(s, *discard), ids(s, *deck)
+    both(s, g, r_actions(), k_actions(s))
+    assert g.players[1].discard == [arm] + ids(s, looted)
+    assert g.players[0].discard == ids(s, *left)
+
+
+@pytest.mark.parametrize("forbid, discard, deck, looted, left", [
+    ("", ["Coin", "Hacksilver", "Coin"], [], "Hacksilver", ["Coin", "Coin"]),   # cost 3 > 0
+    ("hacksilver", ["Coin", "Hacksilver", "Coin"], [], "Coin", ["Hacksilver", "Coin"]),
+    # §8.2.4: a Betray card in the discard must be taken, over a costlier card
+    ("", ["Berserker", "Kalf", "Coin"], [], "Kalf", ["Berserker", "Coin"]),
+    # the rule still binds with Kalf forbidden: a Betray card it allows (Siggy, not the
+    # costlier Berserker); with none allowed, Plunder (the top of the deck, Hacksilver)
+    ("kalf", ["Berserker", "Kalf", "Siggy"], [], "Siggy", ["Berserker", "Kalf"]),
+    ("kalf", ["Berserker", "Kalf", "Coin"], ["Coin", "Hacksilver"], "Hacksilver",
+     ["Berserker", "Kalf", "Coin"]),
+    # only forbidden cards to Loot: Plunder the top of the deck (Hacksilver)
+    ("kalf+berserker", ["Kalf", "Berserker"], ["Coin", "Hacksilver"], "Hacksilver",
+     ["Kalf", "Berserker"])])
+def test_attacker_never_loots_a_forbidden_card(forbid, discard, deck, looted, left):
+    """§8.2.3 Loot "any card" of the defender's discard (the policy: most Legend, then cost,
+    first on ties, §12.4; these cards have no Legend): a card the attacker forbids is no
+    choice, Viking and Village cards as Treasures (notes §12.4, 2026-12-08). §8.2.4 (a rule,
+    not a choice) still binds: with a Betray card in the discard the attacker takes a Betray
+    card it does not forbid, and with none, nothing: it Plunders. The position is the Treasure test's above (success, an Arm Ring, then the
+    Loot; nothing allowed: Plunder)."""
     pols = ["hints", f"hints(forbid={forbid})" if forbid else "hints"]
     s, g = blank(2, pols)
     war, arm = ids(s, "Warriors", "Arm Ring")

@@ -909,7 +909,9 @@ def _defense_of(ri, base_att, base_def, ps, s):
 def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
     """§8.2.1-8.2.4: success gains a Treasure, then Pillage (best Legend), else Loot (a
     Betray card if any; best Legend, then cost), else Plunder the top card. ``fb`` = the
-    attacker's forbidden cards (§12.4): never Pillaged; a forbidden Treasure never Looted."""
+    attacker's forbidden cards (§12.4): never Pillaged, never Looted (§8.2.4 still makes it
+    take a Betray card when the discard holds one: only those it does not forbid; none: it
+    Plunders)."""
     d = _defense_of(ri, base_att, base_def, ps, t)
     if power < d:
         return
@@ -940,10 +942,9 @@ def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
         if card[Col.BETRAY, pp[t, DISC, j]]:
             any_betray = True
     best = -1
-    for j in range(pn[t, DISC]):                           # §8.2.4: Betray cards only
-        k = pp[t, DISC, j]
-        if (any_betray and not card[Col.BETRAY, k]) or (card[Col.PILE, k] == Pile.TREASURE
-                                                         and fb[k]):
+    for j in range(pn[t, DISC]):                           # §8.2.4: Betray cards only;
+        k = pp[t, DISC, j]                                 # §12.4: none it forbids
+        if (any_betray and not card[Col.BETRAY, k]) or fb[k]:
             continue
         if best < 0:
             best = j

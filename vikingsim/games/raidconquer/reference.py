@@ -655,8 +655,7 @@ class Game:
             return
         betray = [j for j, k in enumerate(dfd.discard) if c.betray[k]]
         pool = betray or list(range(len(dfd.discard)))              # §8.2.4 Betray
-        pool = [j for j in pool if not (c.pile[dfd.discard[j]] == Pile.TREASURE and
-                                        dfd.discard[j] in no)]      # §12.4: never Looted
+        pool = [j for j in pool if dfd.discard[j] not in no]        # §12.4: never Looted
         if pool:                                                    # Loot
             j = max(pool, key=lambda j: (c.legend[dfd.discard[j]], c.cost[dfd.discard[j]], -j))
             pl.discard.append(dfd.discard.pop(j))
