@@ -11,11 +11,12 @@ Under pytest-xdist (the README's ``pytest -n 2``) each worker is a process of it
 loads every kernel; with a cold numba cache (any kernel file edited) both workers used to
 compile the same kernels side by side, so the slowest compile (Ragnarok's) was paid twice at
 once. ``_shared_warm_up`` plays one throw-away game of every game's default and bench
-configurations at the start of each worker, one configuration at a time under a lock file:
-a worker skips a configuration the other is compiling, compiles another, and comes back to
-load the first from numba's cache; then one game with a search seat for every game that has
-search players (their own kernels, compiled once, not by both workers at once), then one call
-of every exact solver (878's are compiled kernels too). A plain
+configurations at the start of each worker, one group at a time under a lock file (a group:
+one game's configurations that share kernels, see ``_warm_groups``): a worker skips a group
+the other is compiling, compiles another, and comes back to load the first from numba's
+cache; then one game with a search seat for every game that has search players (their own
+kernels, compiled once, not by both workers at once), then one call of every exact solver
+(878's are compiled kernels too). A plain
 ``pytest`` run (no xdist) skips this, so running one file compiles only the kernels that
 file uses.
 """
@@ -95,6 +96,17 @@ def _warm_configs():
     return out
 
 
+def _warm_groups():
+    """``_warm_configs`` grouped by (game, what), in order: a game's default and bench
+    configurations compile one kernel, so they are warmed under one lock by one worker (with
+    a lock per configuration, one worker compiled raidconquer's kernel for ``{}`` while the
+    other compiled it again for ``character_offset=1``: 190 s of CPU twice, cold cache)."""
+    groups: dict = {}
+    for game, options, what in _warm_configs():
+        groups.setdefault((game, what), []).append(options)
+    return list(groups.items())
+
+
 def _warm(game: str, options: dict, what: str | None = None) -> None:
     """One throw-away game (the warm-up streams, never a run's) with policies ``what``, or
     one call of the exact solver ``what``: compiles or loads its kernels."""
@@ -110,23 +122,25 @@ def _warm(game: str, options: dict, what: str | None = None) -> None:
     play_throwaway(spec, spec.setup(opts, *resolve_policies(spec, what, None)))
 
 
-def _lock_path(game: str, options: dict, what: str | None = None) -> Path:
-    key = f"{Path(__file__).resolve().parent}|{game}|{sorted(options.items())}|{what}"
+def _lock_path(game: str, what: str | None = None) -> Path:
+    key = f"{Path(__file__).resolve().parent}|{game}|{what}"
     return Path(tempfile.gettempdir()) / f"vikingsim-warm-{hashlib.sha1(key.encode()).hexdigest()[:16]}.lock"
 
 
-def _warm_under_lock(game: str, options: dict, what: str | None, block: bool) -> bool:
-    """Warm (game, options, what) holding its lock file; False when another worker holds it
-    and ``block`` is False. A failing warm-up is left for the tests to report."""
-    with open(_lock_path(game, options, what), "w") as f:
+def _warm_under_lock(group, block: bool) -> bool:
+    """Warm every configuration of ``group`` ((game, what), [options, ...]) holding its lock
+    file; False when another worker holds it and ``block`` is False. A failing warm-up is
+    left for the tests to report."""
+    (game, what), configs = group
+    with open(_lock_path(game, what), "w") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
         except BlockingIOError:
             return False
         try:
-            _warm(game, options, what)
-        except Exception:                  # the game's own tests say what is wrong
-            pass
+            for options in configs:
+                with contextlib.suppress(Exception):   # the game's own tests say what is wrong
+                    _warm(game, options, what)
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
     return True
@@ -137,11 +151,11 @@ def _shared_warm_up():
     """Under xdist only: every kernel compiled once across the workers (see module doc)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
-    pending = _warm_configs()
+    pending = _warm_groups()
     while pending:
-        left = [c for c in pending if not _warm_under_lock(*c, block=False)]
+        left = [g for g in pending if not _warm_under_lock(g, block=False)]
         if len(left) == len(pending):      # all held by the other worker: wait for one
-            _warm_under_lock(*left.pop(0), block=True)
+            _warm_under_lock(left.pop(0), block=True)
         pending = left
 
 

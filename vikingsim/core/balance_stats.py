@@ -106,7 +106,7 @@ def pairwise_seats(wins: list[int], n_games: int, method: str = "holm",
     samples; their counts are negatively correlated, and it rejected 8.95% of equal pairs at
     nominal 5% with 4 seats.)"""
     import pandas as pd
-    from statsmodels.stats.multitest import multipletests
+    from vikingsim.core.stats import multipletests
     wins = _check_wins(wins, n_games)
     _check_open01("alpha", alpha)
     rows = []

@@ -23,7 +23,7 @@ ALPHA = 0.05
 def holm(p) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Holm-adjusted p-values, reject = adjusted < ``ALPHA``, each hypothesis's step level
     ``ALPHA / (m - rank)``) of the p-values ``p``."""
-    from statsmodels.stats.multitest import multipletests
+    from vikingsim.core.stats import multipletests
 
     p = np.nan_to_num(np.asarray(p, dtype=float), nan=1.0)
     if p.size == 0:

@@ -298,7 +298,7 @@ def _worth_table(data):
 
 def holm(p) -> tuple:
     """(Holm-adjusted p-values, rejected at ``ALPHA``) of "worth != 0" over the elements."""
-    from statsmodels.stats.multitest import multipletests
+    from vikingsim.core.stats import multipletests
 
     reject, adjusted, _, _ = multipletests(p, alpha=ALPHA, method="holm")
     return adjusted, reject

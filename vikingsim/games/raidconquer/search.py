@@ -255,10 +255,12 @@ def play_block(s, g0, g1, dice_rng, pol_rng, out, game0=0, counts=None) -> None:
                 tuple(out[key] for key in OUT_KEYS))
 
 
-def decide(s, st, pol_rng) -> int:
+def decide(s, st, pol_rng, tuples=None) -> int:
     """The Secret Plan option the search policy of ``st``'s actor chooses at ``st`` (a state
-    suspended at a decision, ``forward``), for setup ``s``: tests ask it of forced positions."""
-    real, roll, tk = seat_tuples(s)
+    suspended at a decision, ``forward``), for setup ``s``: tests ask it of forced positions.
+    ``tuples``: ``seat_tuples(s)`` when the caller has them (they cost a ``buy_scores`` per
+    seat: 8 of the bench's 28 s when made again at each of its 800 decisions)."""
+    real, roll, tk = seat_tuples(s) if tuples is None else tuples
     return int(_decide(forward.rules_of(s.compiled), real, roll, tk, s.search, st,
                        *scratch(s), np.zeros(2, np.int64), pol_rng))
 
@@ -287,7 +289,8 @@ def _decision_states(s, most: int, seed: int) -> list:
     from vikingsim.core import rng
 
     rules, k = forward.rules_of(s.compiled), len(s.kinds)
-    kinds, params, bscore, fb = seat_tuples(s)[0]
+    tuples = seat_tuples(s)
+    kinds, params, bscore, fb = tuples[0]
     dice = rng.block_generator(seed, rng.STREAM_DICE, 0)
     pol = rng.block_generator(seed, rng.STREAM_POLICY, 0)
     st, found, g = forward.new_state(s, k), [], 0
@@ -297,8 +300,8 @@ def _decision_states(s, most: int, seed: int) -> list:
         status = forward.advance(rules, kinds, params, bscore, fb, st, dice, pol)
         while status == END_DECIDE and len(found) < most:
             found.append(forward.State(*[a.copy() for a in st]))
-            status = forward.apply(rules, kinds, params, bscore, fb, st, decide(s, st, pol),
-                                   dice, pol)
+            o = decide(s, st, pol, tuples)
+            status = forward.apply(rules, kinds, params, bscore, fb, st, o, dice, pol)
     return found
 
 

@@ -69,7 +69,7 @@ def contender_frame(study: StudyView, counts: dict) -> pd.DataFrame:
 def cell_tests(cf: pd.DataFrame) -> pd.DataFrame:
     """Per cell: the equal-seats chi-square on the decided games, its p-value Holm-adjusted
     over the cells, and whether it rejects equal chances at ``ALPHA``."""
-    from statsmodels.stats.multitest import multipletests
+    from vikingsim.core.stats import multipletests
 
     rows = []
     for cell, g in cf.groupby("cell", sort=False):
