@@ -424,7 +424,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
     times (878 §5.2), then the battle dice (with Omens of Victory, scripted from
     ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
     ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
-    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L)."""
+    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top)."""
     R, co, cc = spec_i[0], spec_i[2], spec_i[3]
     mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
     ex[g] = 0.0
@@ -436,7 +436,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
         L[:, :, :, : R + 1] = vtab[dn, db, r]
     else:
         _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc2, fa, pc2, pend, rag,
-                       dn, db, omode, ows)
+                       dn, db, omode, ows, q, g)
     for hits in range(mn + mb + 1):
         for fN in range(mn + 1):
             for fB in range(mb + 1):
@@ -525,7 +525,7 @@ def _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side,
 
 @jit
 def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag, dn, db, og,
-                   ows):
+                   ows, q, g):
     """878 §5.2 Omens as a Viking choice: the value of each end of the roll in game ``og``
     (after the Convert: ``n1`` Norsemen, ``t1`` Thegns, cards ``rc``, ``pc``), the Vikings'
     in-roll choices on it (``_omens_dp``: maximise game 0, minimise game 1) and the leaf
@@ -533,27 +533,33 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
     no unit is a node of this block: its value is the block's current estimate ``vals``.
     ``og`` >= OMENS_EXTERNAL: the choice of game ``og - OMENS_EXTERNAL`` read from the given
     value table ``ows[6]`` instead (a fixed Omens strategy: the saddle's, for policy
-    evaluation)."""
-    W, U, C, Q, L, VO = ows[0], ows[1], ows[2], ows[3], ows[4], ows[6]
+    evaluation). The choices ``C = ows[2][q, g]`` of Runes levels up to ``ows[7][q, g]`` (>=
+    0) are kept from a call at more Runes and otherwise the same node (``_build_block`` visits
+    the Runes descending): the DP's level r reads only the leaves and levels at r or fewer
+    Runes, none of which depends on the Runes the roll started with."""
+    W, U, Q, L, VO, top = ows[0], ows[1], ows[3], ows[4], ows[6], ows[7]
+    C = ows[2][q, g]
     R, PD, co = spec_i[0], spec_i[1], spec_i[2]
-    ext = og >= OMENS_EXTERNAL            # the leaves from a given value table (``VO``)
-    if ext:
-        og -= OMENS_EXTERNAL
-    for hits in range(dn + db + 1):
-        for fN in range(dn + 1):
-            for fB in range(db + 1):
-                n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
-                for rl in range(r + 1):
-                    if n2 + b2 == 0 or h2 + t2 == 0:
-                        w = _terminal(n2, b2, h2, t2, og)
-                    elif ext:
-                        w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
-                    elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
-                        w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
-                    else:
-                        w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
-                    W[hits, fN, fB, rl] = w
-    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
+    if top[q, g] < 0:
+        ext = og >= OMENS_EXTERNAL        # the leaves from a given value table (``VO``)
+        if ext:
+            og -= OMENS_EXTERNAL
+        for hits in range(dn + db + 1):
+            for fN in range(dn + 1):
+                for fB in range(db + 1):
+                    n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
+                    for rl in range(r + 1):
+                        if n2 + b2 == 0 or h2 + t2 == 0:
+                            w = _terminal(n2, b2, h2, t2, og)
+                        elif ext:
+                            w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                        elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
+                            w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
+                        else:
+                            w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                        W[hits, fN, fB, rl] = w
+        _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
+        top[q, g] = r
     _omens_forward(C, dn, db, r, co, ows[5], Q, L)
 
 
@@ -631,12 +637,15 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
     ragok = np.zeros(S, np.bool_)
     valid = np.zeros(S, np.bool_)
     vals = np.zeros((2, S))
+    fks = np.zeros(S, np.int64)    # _block_vi's scratch: imposed options, choices
+    bks = np.zeros((2, S), np.int64)
     mn, mb = spec_i[5], spec_i[6]
     ows = (np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-           np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
+           np.zeros((KQ, 2, R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO)
+           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO,
+           np.full((KQ, 2), -1, np.int64))
     old = np.zeros(2 + 2 * MS)
     changed = np.zeros(1, np.int64)
     live = omode[0] >= 0 or omode[1] >= 0
@@ -658,7 +667,8 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
                     it = 0
                     while True:
                         sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD,
-                                           KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals)
+                                           KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals,
+                                           fks, bks)
                         if sweeps < 0:
                             return V, D, E, G, -1, 0
                         worst = max(worst, sweeps)
@@ -684,15 +694,17 @@ def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, km
     ``omens_only``: only the Viking phase-1 options again (the Omens choices, from ``vals``),
     ``changed[0]`` set when any of them moved."""
     cc, gp, rgc = spec_i[3], spec_i[4], spec_i[9]
-    for r in range(R + 1):
-        for rc in range(R + 1 - r):
-            for fa in range(PD + 1):
-                for pc in range(PD + 1 - fa):
-                    for pend in range(2):
-                        for rag in range(2):
-                            for side in range(2):
-                                if omens_only and side == 1:
-                                    continue
+    top = ows[7]
+    for rc in range(R + 1):
+        for fa in range(PD + 1):
+            for pc in range(PD + 1 - fa):
+                for pend in range(2):
+                    for rag in range(2):
+                        for side in range(2):
+                            if omens_only and side == 1:
+                                continue
+                            top[:] = -1       # no Omens choices kept (``_viking_leaves``)
+                            for r in range(R - rc, -1, -1):
                                 _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc,
                                             fa, pc, pend, rag, side, R, PD, KQ, cc, gp, rgc,
                                             valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch,
@@ -842,20 +854,25 @@ def _allowed_option(fk, o, km):
 
 @jit
 def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
-              nsucc, sidx, sp, vals):
+              nsucc, sidx, sp, vals, fks, bks):
     """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
     choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, no
     Ragnarök, fewer Converts, God's Peace last). Returns the sweeps used, -1 without
-    convergence."""
+    convergence. The imposed options (``fks``) do not move during the sweeps, so they are
+    read once; each node's value and choice (``bks``: the last sweep's) are booked into V, D,
+    E, G once the sweeps converge (nothing reads them for this block before)."""
     S = valid.shape[0]
+    for j in range(S):
+        if valid[j]:
+            fks[j] = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j],
+                                   ragok[j], nsucc)
     for sweep in range(VI_MAX_SWEEPS):
         delta = 0.0
         for j in range(S):
             if not valid[j]:
                 continue
             chooser = 1 if j % 2 == 1 else (j // 2) % 2
-            fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j],
-                               ragok[j], nsucc)
+            fk = fks[j]
             km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
             for g in range(2):
                 maxim = chooser == g
@@ -875,9 +892,15 @@ def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmax
                             bk = k
                 delta = max(delta, abs(best - vals[g, j]))
                 vals[g, j] = best
-                _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, best, bk,
-                       km if ragok[j] else 99)
+                bks[g, j] = bk
         if delta <= VI_TOL:
+            for j in range(S):
+                if not valid[j]:
+                    continue
+                km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
+                for g in range(2):
+                    _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, vals[g, j], bks[g, j],
+                           km if ragok[j] else 99)
             return sweep + 1
     return -1
 
