@@ -365,7 +365,7 @@ def _omens_solve(W, dn, db, r, sign=1.0):
     C = np.full(U.shape, -1, np.int64)     # entries outside the dice thrown stay -1
     Q = np.zeros(U.shape)
     L = np.zeros(W.shape)
-    RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C)
+    RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C, np.zeros((2,) + (M + 1,) * 5))
     RP._omens_forward(C, dn, db, r, 1, tri, Q, L)
     return U, C, L
 

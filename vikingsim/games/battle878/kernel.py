@@ -138,6 +138,7 @@ class BattleState(NamedTuple):
     ow: np.ndarray          # float64 (hits, fN, fB, r): scratch, the Omens leaf values
     ou: np.ndarray          # float64 (r, aN, fN, aB, fB): scratch, in-roll values
     oc: np.ndarray          # int64 (r, aN, fN, aB, fB): scratch, in-roll choices
+    op: np.ndarray          # float64 (2, M+1, ..., M+1): scratch, re-roll values (_omens_dp)
     og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1)
 
 
@@ -177,7 +178,7 @@ def new_state(cr, table=None, omens=None) -> BattleState:
                        np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
                        np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
                        np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
-                       np.array([og], np.int64))
+                       np.zeros((2,) + (max(mn, mb) + 1,) * 5), np.array([og], np.int64))
 
 
 # ---------------------------------------------------------------- shared by both paths
@@ -921,7 +922,7 @@ def _optimal_omens(cr, pp, st, dice):
                         W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)
                     else:
                         W[hits, fN, fB, rl] = st.ov[n2, b2, h2, t2, rl, rc, fa, pc, pend, rag]
-    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc)
+    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc, st.op)
     while sv[StateSlot.RUNES] >= co and _allowed(pp, V, EL_OMENS):
         code = st.oc[sv[StateSlot.RUNES], st.h[UN], st.fl[UN], st.h[UB], st.fl[UB]]
         if code < 0:

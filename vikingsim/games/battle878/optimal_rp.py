@@ -214,7 +214,7 @@ def omens_tri(spec: RPSpec) -> np.ndarray:
 
 # ------------------------------------------------------------- Omens of Victory (878 §5.2)
 @jit(nrt=False)
-def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
+def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C, P):
     """The Vikings' Omens of Victory inside their roll (SEED §4.3: 1 Rune die, re-roll any
     number of the Norsemen dice or of the Berserker dice; again while Runes last), solved
     backwards over the Runes on the card. In-roll state: (r, aN, fN, aB, fB), the Hits and
@@ -227,8 +227,14 @@ def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
     choice: -1 stop, else ``t * 1000 + kh * 100 + kf * 10 + ko`` (t 0 Norsemen, 1
     Berserkers). Ties (within OMENS_TIE) go to the earlier option: stop, then fewest dice
     re-rolled, then the scripted target type first (most non-Hit dice, Norsemen on a tie),
-    then most Hits kept, then most Flees kept. No allocation."""
+    then most Hits kept, then most Flees kept. A re-roll's value depends on the dice kept and
+    the other type's dice, not on the dice it re-rolls, so each level first tabulates them
+    (``_omens_rerolls`` into the scratch ``P``, shape (2, M + 1, M + 1, M + 1, M + 1, M + 1),
+    M the larger dice count) and every in-roll state reads its options there. No
+    allocation."""
     for r in range(rmax + 1):
+        if r >= co:
+            _omens_rerolls(dn, db, U, r - co, tri, P)
         for aN in range(dn + 1):
             for fN in range(dn + 1 - aN):
                 for aB in range(db + 1):
@@ -246,28 +252,45 @@ def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
                                     a = aN if t == 0 else aB
                                     f = fN if t == 0 else fB
                                     o = d - a - f
+                                    a2 = aB if t == 0 else aN     # the other type's dice
+                                    f2 = fB if t == 0 else fN
                                     for kh in range(min(a, d - m), -1, -1):
                                         for kf in range(min(f, d - m - kh), -1, -1):
                                             ko = d - m - kh - kf
                                             if ko > o:
                                                 continue
-                                            v = 0.0
-                                            for x in range(m + 1):
-                                                for y in range(m + 1 - x):
-                                                    p = tri[t, m, x, y]
-                                                    if p == 0.0:
-                                                        continue
-                                                    if t == 0:
-                                                        v += p * U[r - co, kh + x, kf + y,
-                                                                   aB, fB]
-                                                    else:
-                                                        v += p * U[r - co, aN, fN, kh + x,
-                                                                   kf + y]
+                                            v = P[t, m, kh, kf, a2, f2]
                                             if v > best + OMENS_TIE:
                                                 best = v
                                                 code = t * 1000 + kh * 100 + kf * 10 + ko
                         U[r, aN, fN, aB, fB] = best
                         C[r, aN, fN, aB, fB] = code
+
+
+@jit(nrt=False)
+def _omens_rerolls(dn, db, U, r, tri, P):
+    """``P[t, m, kh, kf, a2, f2]``: the value (``U`` at ``r`` Runes, ``_omens_dp``) of
+    re-rolling ``m`` dice of type ``t`` keeping ``kh`` Hits and ``kf`` Flees of it (the
+    rest of its dice kept show others), the other type showing ``a2`` Hits, ``f2`` Flees."""
+    for t in range(2):
+        d = dn if t == 0 else db
+        d2 = db if t == 0 else dn
+        for m in range(1, d + 1):
+            for kh in range(d - m + 1):
+                for kf in range(d - m - kh + 1):
+                    for a2 in range(d2 + 1):
+                        for f2 in range(d2 + 1 - a2):
+                            v = 0.0
+                            for x in range(m + 1):
+                                for y in range(m + 1 - x):
+                                    p = tri[t, m, x, y]
+                                    if p == 0.0:
+                                        continue
+                                    if t == 0:
+                                        v += p * U[r, kh + x, kf + y, a2, f2]
+                                    else:
+                                        v += p * U[r, a2, f2, kh + x, kf + y]
+                            P[t, m, kh, kf, a2, f2] = v
 
 
 @jit(nrt=False)
@@ -424,7 +447,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
     times (878 §5.2), then the battle dice (with Omens of Victory, scripted from
     ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
     ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
-    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top)."""
+    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top, P)."""
     R, co, cc = spec_i[0], spec_i[2], spec_i[3]
     mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
     ex[g] = 0.0
@@ -558,7 +581,7 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
                         else:
                             w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
                         W[hits, fN, fB, rl] = w
-        _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
+        _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C, ows[8])
         top[q, g] = r
     _omens_forward(C, dn, db, r, co, ows[5], Q, L)
 
@@ -637,15 +660,18 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
     ragok = np.zeros(S, np.bool_)
     valid = np.zeros(S, np.bool_)
     vals = np.zeros((2, S))
-    fks = np.zeros(S, np.int64)    # _block_vi's scratch: imposed options, choices
+    vj = np.zeros(S, np.int64)     # _block_vi's scratch: valid nodes, their options, choices
+    nopt = np.zeros((2, S), np.int64)
+    opts = np.zeros((2, S, K), np.int64)
     bks = np.zeros((2, S), np.int64)
     mn, mb = spec_i[5], spec_i[6]
+    M1 = max(mn, mb) + 1
     ows = (np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
            np.zeros((KQ, 2, R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
            np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO,
-           np.full((KQ, 2), -1, np.int64))
+           np.full((KQ, 2), -1, np.int64), np.zeros((2, M1, M1, M1, M1, M1)))
     old = np.zeros(2 + 2 * MS)
     changed = np.zeros(1, np.int64)
     live = omode[0] >= 0 or omode[1] >= 0
@@ -668,7 +694,7 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
                     while True:
                         sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD,
                                            KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals,
-                                           fks, bks)
+                                           vj, nopt, opts, bks)
                         if sweeps < 0:
                             return V, D, E, G, -1, 0
                         worst = max(worst, sweeps)
@@ -794,14 +820,6 @@ def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, 
 
 
 @jit
-def _option_value(ex, nsucc, sidx, sp, vals, j, q, g):
-    v = ex[j, q, g]
-    for s in range(nsucc[g, j, q]):
-        v += sp[g, j, q, s] * vals[g, sidx[g, j, q, s]]
-    return v
-
-
-@jit
 def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, ok, nsucc):
     """The option imposed at node ``j`` (-1: none). At a phase-0 node with the Ragnarök
     option (``ok``), a k and a Ragnarök choice are imposed separately: either alone leaves
@@ -854,55 +872,78 @@ def _allowed_option(fk, o, km):
 
 @jit
 def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
-              nsucc, sidx, sp, vals, fks, bks):
+              nsucc, sidx, sp, vals, vj, nopt, opts, bks):
     """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
     choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, no
     Ragnarök, fewer Converts, God's Peace last). Returns the sweeps used, -1 without
-    convergence. The imposed options (``fks``) do not move during the sweeps, so they are
-    read once; each node's value and choice (``bks``: the last sweep's) are booked into V, D,
-    E, G once the sweeps converge (nothing reads them for this block before)."""
-    S = valid.shape[0]
-    for j in range(S):
-        if valid[j]:
-            fks[j] = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j],
-                                   ragok[j], nsucc)
+    convergence. The options open at each node (``opts``, ``nopt``: the imposed one, or those
+    affordable and allowed, ascending) and the valid nodes (``vj``) do not move during the
+    sweeps, so they are listed once; each node's value and choice (``bks``: the last sweep's)
+    are booked into V, D, E, G once the sweeps converge (nothing reads them for this block
+    before)."""
+    nv = _block_options(fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, nsucc,
+                        vj, nopt, opts)
     for sweep in range(VI_MAX_SWEEPS):
         delta = 0.0
-        for j in range(S):
-            if not valid[j]:
-                continue
+        for i in range(nv):
+            j = vj[i]
             chooser = 1 if j % 2 == 1 else (j // 2) % 2
-            fk = fks[j]
-            km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
             for g in range(2):
                 maxim = chooser == g
                 best = -1.0
                 bk = 0
-                if fk >= 0:
-                    bk = fk
-                    best = _option_value(ex, nsucc, sidx, sp, vals, j, fk, g)
-                else:
-                    for k in range(kmaxs[j] + 1):
-                        if nsucc[g, j, k] < 0 or not _allowed_option(fk, k, km):
-                            continue
-                        q = _option_value(ex, nsucc, sidx, sp, vals, j, k, g)
-                        if best < 0.0 or (maxim and q > best + 1e-13) or \
-                                (not maxim and q < best - 1e-13):
-                            best = q
-                            bk = k
+                for c in range(nopt[g, i]):
+                    k = opts[g, i, c]
+                    q = ex[j, k, g]
+                    for s in range(nsucc[g, j, k]):
+                        q += sp[g, j, k, s] * vals[g, sidx[g, j, k, s]]
+                    if best < 0.0 or (maxim and q > best + 1e-13) or \
+                            (not maxim and q < best - 1e-13):
+                        best = q
+                        bk = k
                 delta = max(delta, abs(best - vals[g, j]))
                 vals[g, j] = best
                 bks[g, j] = bk
         if delta <= VI_TOL:
-            for j in range(S):
-                if not valid[j]:
-                    continue
+            for i in range(nv):
+                j = vj[i]
                 km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
                 for g in range(2):
                     _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, vals[g, j], bks[g, j],
                            km if ragok[j] else 99)
             return sweep + 1
     return -1
+
+
+@jit
+def _block_options(fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, nsucc, vj,
+                   nopt, opts):
+    """``_block_vi``'s lists: the valid nodes ``vj`` (ascending: the Gauss-Seidel order) and,
+    per game and node, the options a sweep compares (``_fixed_option``'s imposed one alone,
+    else every affordable option ``_allowed_option`` leaves open, ascending). Returns the
+    number of valid nodes."""
+    nv = 0
+    for j in range(valid.shape[0]):
+        if not valid[j]:
+            continue
+        vj[nv] = j
+        fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j], ragok[j],
+                           nsucc)
+        km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
+        for g in range(2):
+            c = 0
+            if fk >= 0:
+                opts[g, nv, 0] = fk
+                c = 1
+            else:
+                for k in range(kmaxs[j] + 1):
+                    if nsucc[g, j, k] < 0 or not _allowed_option(fk, k, km):
+                        continue
+                    opts[g, nv, c] = k
+                    c += 1
+            nopt[g, nv] = c
+        nv += 1
+    return nv
 
 
 @jit
