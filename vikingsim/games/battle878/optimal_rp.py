@@ -345,17 +345,17 @@ def _omens_choice(C, r, aN, fN, aB, fB):
 
 # ----------------------------------------------------------------------------- kernels
 @jit
-def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out):
+def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out, tmp):
     """Outcomes of ``k`` Runes/Prayer dice rolled one after the other (SEED §4.1): each from
     the pool, else by re-rolling a placed die of the kind ``placed`` counts (Viking Conversion
     / Faith), else none. Faces: ``p_keep`` lands on ``placed``'s kind, ``p_go`` on the other
     counted kind, ``p_back`` back to the pool (Martyrdom). ``out[i] = (P, d_placed, d_other)``
-    changes of the two counts; returns the number of rows (at most 9)."""
+    changes of the two counts; returns the number of rows (at most 9). ``tmp`` (9, 3):
+    scratch."""
     m = 1
     out[0, 0], out[0, 1], out[0, 2] = 1.0, 0.0, 0.0
     for _ in range(k):
         m2 = 0
-        tmp = np.zeros((9, 3))
         for i in range(m):
             p, dk, dg = out[i, 0], out[i, 1], out[i, 2]
             pl = pool - (dk + dg)          # dice out of the pool so far (Martyrdom: back)
@@ -410,17 +410,18 @@ def _n_converts(n, rc, pc, cc):
 
 @jit
 def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, rag, side, k, sidx, sp,
-                scratch):
+                scratch, dsc):
     """Phase 0 (before the roll): ``k`` factions of ``side`` roll a Runes/Prayer die; each
     outcome is the phase-1 node of the same units (the dice landed). Returns successors.
-    (A Ragnarök bought first comes in as ``r`` already paid and ``rag`` = 1.)"""
+    (A Ragnarök bought first comes in as ``r`` already paid and ``rag`` = 1.) ``dsc``
+    (2, 9, 3): scratch of ``_rp_dice``."""
     R, PD = spec_i[0], spec_i[1]
     p_rune, pm, pcv, pfa = spec_f[0], spec_f[1], spec_f[2], spec_f[3]
-    dice = np.zeros((9, 3))
+    dice = dsc[0]
     if side == 0:
-        m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice)   # keep = Conversion
+        m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice, dsc[1])  # keep: Conv.
     else:
-        m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice)              # keep = Faith
+        m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice, dsc[1])             # keep: Faith
     nt = 0
     for i in range(m):
         if side == 0:
@@ -447,7 +448,8 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
     times (878 §5.2), then the battle dice (with Omens of Victory, scripted from
     ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
     ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
-    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top, P)."""
+    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top, P,
+    _dice_moves' dice)."""
     R, co, cc = spec_i[0], spec_i[2], spec_i[3]
     mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
     ex[g] = 0.0
@@ -671,7 +673,8 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
            np.zeros((KQ, 2, R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
            np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO,
-           np.full((KQ, 2), -1, np.int64), np.zeros((2, M1, M1, M1, M1, M1)))
+           np.full((KQ, 2), -1, np.int64), np.zeros((2, M1, M1, M1, M1, M1)),
+           np.zeros((2, 9, 3)))
     old = np.zeros(2 + 2 * MS)
     changed = np.zeros(1, np.int64)
     live = omode[0] >= 0 or omode[1] >= 0
@@ -760,7 +763,7 @@ def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, 
             ex[j, o, 1] = 0.0
             m = _dice_moves(spec_i, spec_f, n, b, h, t, r - rgc if buy else r, rc, fa,
                             pc, pend, 1 if buy else rag, side, o - km - 1 if buy else o,
-                            sidx[0, j, o], sp[0, j, o], scratch)
+                            sidx[0, j, o], sp[0, j, o], scratch, ows[9])
             nsucc[0, j, o] = m
             nsucc[1, j, o] = m
             sidx[1, j, o] = sidx[0, j, o]
