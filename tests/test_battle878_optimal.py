@@ -730,6 +730,19 @@ def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_rerolls_with_berserker_dice_only(engine):
+    """878 §5.2 by hand, Omens with no Norsemen die thrown (the kernel skips the DP only when
+    neither type throws a die): 1 Berserker attacks 1 Thegn and rolls first, the leaves of
+    the tests above (0.1 per Thegn killed, a win 1). Berserker die 5 (Command), the Runes die
+    1 (a Rune): stop 0 (no Hit), re-roll the Command 4/6 x 1 = 0.667; it is re-rolled: 1, a
+    Hit, the Thegn dies: Viking win in one roll. Without the Omens the English would roll the
+    next die, 1, a Hit on the Berserker (first Hit), English win."""
+    opts = {**OMENS_OPTS, "norsemen": 0, "thegns": 1}
+    o, eff = _forced_omens(engine, True, _d(5, 1, 1), opts)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
 def test_forced_dice_the_optimal_omens_sees_the_english_convert(engine):
     """878 §5.2: the Vikings' Omens choice is made once the English have spent on that roll.
     2 Norsemen + 1 Berserker attack 2 Thegns; the English (defenders) roll first: Thegn dice
