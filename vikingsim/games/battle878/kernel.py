@@ -901,7 +901,7 @@ def _optimal_omens(cr, pp, st, dice):
     choice, on their own roll once the English have spent (their Convert is known). The leaf
     values (the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
     English to roll) come from ``st.ov``, the choices from ``optimal_rp._omens_dp`` on them,
-    as in the DP; each step pays the Omens cost and re-rolls the dice of one type it does not
+    as in the DP (memoised per roll key within a block: ``_omens_choices``); each step pays the Omens cost and re-rolls the dice of one type it does not
     keep. Returns False (nothing done) outside the table: the scripted Omens then apply; True
     at once, before the leaf table and the DP, when no Omens can be bought (fewer Runes than
     its cost, no Viking die, Omens forbidden): the choice loop would stop at once."""
@@ -938,14 +938,15 @@ def _optimal_omens(cr, pp, st, dice):
 
 @jit(nrt=False)
 def _omens_choices(st, n, b, h, t, r, rc, fa, pc, pend, rag, dn, db, co):
-    """The in-roll Omens choices (``optimal_rp._omens_dp``) of a Viking roll of ``dn``
-    Norsemen and ``db`` Berserker dice with units (n, b, h, t) and cards (rc, fa, pc, pend,
-    rag) once the English have spent, at Runes levels 0..``r`` (the loop of ``_optimal_omens``
-    reads no higher level): returns the slot of the memo ``st.oc`` holding them. The DP's level r reads only the
-    leaves and the levels at r or fewer Runes, so a slot of the same key holding levels up to
-    ``r`` or more is the same table; otherwise the leaves (``st.ov``, the roll applied: Hits on
-    Thegns then Housecarls, Flees on their own type, the English to roll) are filled and the
-    DP run into the slot (direct-mapped: a key evicts the slot's previous one)."""
+    """The in-roll Omens choices (``optimal_rp._omens_dp``, 878 §5.2) of a Viking roll of
+    ``dn`` Norsemen and ``db`` Berserker dice, units (n, b, h, t) and cards (rc, fa, pc,
+    pend, rag) once the English have spent, at Runes levels 0..``r`` (``_optimal_omens``
+    reads no higher one): returns the slot of the block's memo ``st.oc`` holding them. The
+    DP's level r reads only the leaves and the levels at r or fewer Runes, so a slot of the
+    same key holding the levels up to ``r`` or more is the same table; otherwise the leaves
+    (``st.ov``, the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
+    English to roll) are filled and the DP run into the slot (direct-mapped: a key evicts the
+    slot's previous one). No allocation."""
     shp = st.ov.shape
     key = ((((((((((n * shp[1] + b) * shp[2] + h) * shp[3] + t) * shp[5] + rc) * shp[6] + fa)
                 * shp[7] + pc) * 2 + pend) * 2 + rag) * (st.ow.shape[1]) + dn)
