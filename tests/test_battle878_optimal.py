@@ -505,7 +505,8 @@ def test_optimal_policy_simulated_matches_the_guarantee(game):
 
 
 @pytest.mark.parametrize("opts", [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
-                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3}])
+                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3},
+                                  {**RP_ARMY, "norsemen": 0}])   # a Norsemen axis of length 1
 def test_optimal_kernel_matches_reference_bit_for_bit(opts):
     a = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1)
     b = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1,
@@ -740,6 +741,20 @@ def test_forced_dice_the_optimal_omens_rerolls_with_berserker_dice_only(engine):
     opts = {**OMENS_OPTS, "norsemen": 0, "thegns": 1}
     o, eff = _forced_omens(engine, True, _d(5, 1, 1), opts)
     assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_without_norsemen_is_the_dps(engine):
+    """878 §5.2: a battle with no Norsemen still plays the DP's Omens choice (its value
+    table has a Norsemen axis of length 1), not the scripted one. 2 Berserkers attack 3
+    Thegns and roll first: Berserker dice 1, 5 (Hit, Command), the Runes die 1 (a Rune).
+    Every leaf that does not end the battle is worth 0.3 (a hand table) and 2 Hits cannot
+    kill 3 Thegns, so every option ties and the Vikings stop (the scripted Omens would
+    re-roll the Command). The Hit kills a Thegn; the English Thegn dice 1, 1: the first Hit
+    takes a Berserker, the second the other: English win, no Omens."""
+    opts = {**OMENS_OPTS, "norsemen": 0, "berserkers": 2, "thegns": 3}
+    o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1, 1), opts, None, 0.3)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.ENGLISH_WIN, 0, 1)
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernel"])

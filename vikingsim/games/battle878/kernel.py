@@ -145,7 +145,8 @@ class BattleState(NamedTuple):
     okey: np.ndarray        # int64 (OMENS_MEMO,): the roll key of each ``oc`` slot, -1 none
     otop: np.ndarray        # int64 (OMENS_MEMO,): the Runes levels 0..otop it holds
     op: np.ndarray          # float64 (2, M+1, ..., M+1): scratch, re-roll values (_omens_dp)
-    og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1)
+    og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1);
+    #                         -1 when Omens is scripted
 
 
 class Outputs(NamedTuple):
@@ -174,7 +175,7 @@ def new_state(cr, table=None, omens=None) -> BattleState:
     if table is None:
         table = np.zeros((5,) + (1,) * 10, np.int8)
     if omens is None:
-        ov, otri, og = np.zeros((1,) * 10), np.zeros((2, 1, 1, 1)), 0
+        ov, otri, og = np.zeros((1,) * 10), np.zeros((2, 1, 1, 1)), -1
     else:
         ov, otri, og = omens
     R = ov.shape[4] - 1
@@ -892,7 +893,7 @@ def _omens_target(cr, st, smart):
 @jit(inline="always", nrt=False)
 def _omens_on(st):
     """Whether the Viking seat plays policy optimal's Omens choice (Setup.omens given)."""
-    return st.ov.shape[0] > 1
+    return st.og[0] >= 0          # not the value table's shape: no Norsemen gives axis 1
 
 
 @jit(nrt=False)
