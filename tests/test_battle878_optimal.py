@@ -365,7 +365,7 @@ def _omens_solve(W, dn, db, r, sign=1.0):
     C = np.full(U.shape, -1, np.int64)     # entries outside the dice thrown stay -1
     Q = np.zeros(U.shape)
     L = np.zeros(W.shape)
-    RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C)
+    RP._omens_dp(W, sign, dn, db, r, 1, tri, U, C, np.zeros((2,) + (M + 1,) * 5))
     RP._omens_forward(C, dn, db, r, 1, tri, Q, L)
     return U, C, L
 
@@ -505,7 +505,8 @@ def test_optimal_policy_simulated_matches_the_guarantee(game):
 
 
 @pytest.mark.parametrize("opts", [RP_ARMY, {**RP_ARMY, "attacker": "english", "seidr": True},
-                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3}])
+                                  {**RP_ARMY, "first_roller": "attacker", "runes_dice": 3},
+                                  {**RP_ARMY, "norsemen": 0}])   # a Norsemen axis of length 1
 def test_optimal_kernel_matches_reference_bit_for_bit(opts):
     a = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1)
     b = simulate(GAME, 2000, seed=5, options=opts, policies=["optimal", "optimal"], threads=1,
@@ -727,6 +728,33 @@ def test_forced_dice_the_optimal_omens_keeps_a_hit_it_does_not_reroll(engine):
     opts = {**OMENS_OPTS, "berserkers": 0}
     o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1), opts)
     assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_rerolls_with_berserker_dice_only(engine):
+    """878 §5.2 by hand, Omens with no Norsemen die thrown (the kernel skips the DP only when
+    neither type throws a die): 1 Berserker attacks 1 Thegn and rolls first, the leaves of
+    the tests above (0.1 per Thegn killed, a win 1). Berserker die 5 (Command), the Runes die
+    1 (a Rune): stop 0 (no Hit), re-roll the Command 4/6 x 1 = 0.667; it is re-rolled: 1, a
+    Hit, the Thegn dies: Viking win in one roll. Without the Omens the English would roll the
+    next die, 1, a Hit on the Berserker (first Hit), English win."""
+    opts = {**OMENS_OPTS, "norsemen": 0, "thegns": 1}
+    o, eff = _forced_omens(engine, True, _d(5, 1, 1), opts)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.VIKINGS_WIN, 1, 1)
+
+
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_forced_dice_the_optimal_omens_without_norsemen_is_the_dps(engine):
+    """878 §5.2: a battle with no Norsemen still plays the DP's Omens choice (its value
+    table has a Norsemen axis of length 1), not the scripted one. 2 Berserkers attack 3
+    Thegns and roll first: Berserker dice 1, 5 (Hit, Command), the Runes die 1 (a Rune).
+    Every leaf that does not end the battle is worth 0.3 (a hand table) and 2 Hits cannot
+    kill 3 Thegns, so every option ties and the Vikings stop (the scripted Omens would
+    re-roll the Command). The Hit kills a Thegn; the English Thegn dice 1, 1: the first Hit
+    takes a Berserker, the second the other: English win, no Omens."""
+    opts = {**OMENS_OPTS, "norsemen": 0, "berserkers": 2, "thegns": 3}
+    o, eff = _forced_omens(engine, True, _d(1, 5, 1, 1, 1), opts, None, 0.3)
+    assert (o, eff["omens"], eff["runes_rolled"]) == (Outcome.ENGLISH_WIN, 0, 1)
 
 
 @pytest.mark.parametrize("engine", ["reference", "kernel"])

@@ -65,6 +65,9 @@ GOING = -1
 RAVEN_NONE, RAVEN_HIT, RAVEN_FLEE = 0, 1, 2
 LINEN_MOVES = 2                        # SEED §5.2 Linen Clothes: units moved per Command
 NO_UNIT = -1
+#: slots of the in-roll Omens memo of a block (policy optimal, 878 §5.2; _omens_choices): a
+#: prime, so that neighbouring roll keys fall in different slots
+OMENS_MEMO = 251
 
 
 class Effect(IntEnum):
@@ -137,8 +140,13 @@ class BattleState(NamedTuple):
     otri: np.ndarray        # float64 (2, M+1, M+1, M+1): P(x Hits, y Flees | m dice), N / B
     ow: np.ndarray          # float64 (hits, fN, fB, r): scratch, the Omens leaf values
     ou: np.ndarray          # float64 (r, aN, fN, aB, fB): scratch, in-roll values
-    oc: np.ndarray          # int64 (r, aN, fN, aB, fB): scratch, in-roll choices
-    og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1)
+    oc: np.ndarray          # int64 (OMENS_MEMO, r, aN, fN, aB, fB): in-roll choices of the
+    #                         in-roll DPs of this block's battles, memoised (_optimal_omens)
+    okey: np.ndarray        # int64 (OMENS_MEMO,): the roll key of each ``oc`` slot, -1 none
+    otop: np.ndarray        # int64 (OMENS_MEMO,): the Runes levels 0..otop it holds
+    op: np.ndarray          # float64 (2, M+1, ..., M+1): scratch, re-roll values (_omens_dp)
+    og: np.ndarray          # int64 (1,): the game the Viking seat's Omens serves (0 / 1);
+    #                         -1 when Omens is scripted
 
 
 class Outputs(NamedTuple):
@@ -167,17 +175,19 @@ def new_state(cr, table=None, omens=None) -> BattleState:
     if table is None:
         table = np.zeros((5,) + (1,) * 10, np.int8)
     if omens is None:
-        ov, otri, og = np.zeros((1,) * 10), np.zeros((2, 1, 1, 1)), 0
+        ov, otri, og = np.zeros((1,) * 10), np.zeros((2, 1, 1, 1)), -1
     else:
         ov, otri, og = omens
     R = ov.shape[4] - 1
     mn, mb = int(cr.max_dice[Die.NORSEMEN]), int(cr.max_dice[Die.BERSERKER])
+    nm = OMENS_MEMO if omens is not None else 1
     return BattleState(*(z(N_UNITS) for _ in range(11)), z(cr.fyrd_cards.shape[0] + N_EPIC),
                        z(N_EPIC), z(N_EFF), z(N_STATE), table, ov, otri,
                        np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
                        np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-                       np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
-                       np.array([og], np.int64))
+                       np.zeros((nm, R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
+                       np.full(nm, -1, np.int64), np.zeros(nm, np.int64),
+                       np.zeros((2,) + (max(mn, mb) + 1,) * 5), np.array([og], np.int64))
 
 
 # ---------------------------------------------------------------- shared by both paths
@@ -883,7 +893,7 @@ def _omens_target(cr, st, smart):
 @jit(inline="always", nrt=False)
 def _omens_on(st):
     """Whether the Viking seat plays policy optimal's Omens choice (Setup.omens given)."""
-    return st.ov.shape[0] > 1
+    return st.og[0] >= 0          # not the value table's shape: no Norsemen gives axis 1
 
 
 @jit(nrt=False)
@@ -892,7 +902,7 @@ def _optimal_omens(cr, pp, st, dice):
     choice, on their own roll once the English have spent (their Convert is known). The leaf
     values (the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
     English to roll) come from ``st.ov``, the choices from ``optimal_rp._omens_dp`` on them,
-    as in the DP; each step pays the Omens cost and re-rolls the dice of one type it does not
+    as in the DP (memoised per roll key within a block: ``_omens_choices``); each step pays the Omens cost and re-rolls the dice of one type it does not
     keep. Returns False (nothing done) outside the table: the scripted Omens then apply; True
     at once, before the leaf table and the DP, when no Omens can be bought (fewer Runes than
     its cost, no Viking die, Omens forbidden): the choice loop would stop at once."""
@@ -910,20 +920,9 @@ def _optimal_omens(cr, pp, st, dice):
     co = ri[RuleSlot.OMENS_COST]
     if r < co or dn + db == 0 or not _allowed(pp, V, EL_OMENS):
         return True                           # no Omens can be bought: no table, no DP
-    og = st.og[0]
-    W = st.ow
-    for hits in range(dn + db + 1):
-        for fN in range(dn + 1):
-            for fB in range(db + 1):
-                n2, b2, h2, t2 = _after_viking_dice(n, b, h, t, hits, fN, fB)
-                for rl in range(r + 1):
-                    if n2 + b2 == 0 or h2 + t2 == 0:
-                        W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)
-                    else:
-                        W[hits, fN, fB, rl] = st.ov[n2, b2, h2, t2, rl, rc, fa, pc, pend, rag]
-    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc)
+    slot = _omens_choices(st, n, b, h, t, r, rc, fa, pc, pend, rag, dn, db, co)
     while sv[StateSlot.RUNES] >= co and _allowed(pp, V, EL_OMENS):
-        code = st.oc[sv[StateSlot.RUNES], st.h[UN], st.fl[UN], st.h[UB], st.fl[UB]]
+        code = st.oc[slot, sv[StateSlot.RUNES], st.h[UN], st.fl[UN], st.h[UB], st.fl[UB]]
         if code < 0:
             break
         k = UN if code // 1000 == 0 else UB
@@ -936,6 +935,41 @@ def _optimal_omens(cr, pp, st, dice):
         st.fl[k] = kf + _flees(acc)
         st.c[k] = kc + _commands(acc)
     return True
+
+
+@jit(nrt=False)
+def _omens_choices(st, n, b, h, t, r, rc, fa, pc, pend, rag, dn, db, co):
+    """The in-roll Omens choices (``optimal_rp._omens_dp``, 878 §5.2) of a Viking roll of
+    ``dn`` Norsemen and ``db`` Berserker dice, units (n, b, h, t) and cards (rc, fa, pc,
+    pend, rag) once the English have spent, at Runes levels 0..``r`` (``_optimal_omens``
+    reads no higher one): returns the slot of the block's memo ``st.oc`` holding them. The
+    DP's level r reads only the leaves and the levels at r or fewer Runes, so a slot of the
+    same key holding the levels up to ``r`` or more is the same table; otherwise the leaves
+    (``st.ov``, the roll applied: Hits on Thegns then Housecarls, Flees on their own type, the
+    English to roll) are filled and the DP run into the slot (direct-mapped: a key evicts the
+    slot's previous one). No allocation."""
+    shp = st.ov.shape
+    key = ((((((((((n * shp[1] + b) * shp[2] + h) * shp[3] + t) * shp[5] + rc) * shp[6] + fa)
+                * shp[7] + pc) * 2 + pend) * 2 + rag) * (st.ow.shape[1]) + dn)
+           * st.ow.shape[2] + db)
+    slot = key % st.okey.shape[0]
+    if st.okey[slot] == key and st.otop[slot] >= r:
+        return slot
+    og = st.og[0]
+    W = st.ow
+    for hits in range(dn + db + 1):
+        for fN in range(dn + 1):
+            for fB in range(db + 1):
+                n2, b2, h2, t2 = _after_viking_dice(n, b, h, t, hits, fN, fB)
+                for rl in range(r + 1):
+                    if n2 + b2 == 0 or h2 + t2 == 0:
+                        W[hits, fN, fB, rl] = _terminal(n2, b2, h2, t2, og)
+                    else:
+                        W[hits, fN, fB, rl] = st.ov[n2, b2, h2, t2, rl, rc, fa, pc, pend, rag]
+    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, st.otri, st.ou, st.oc[slot], st.op)
+    st.okey[slot] = key
+    st.otop[slot] = r
+    return slot
 
 
 @jit(inline="always", nrt=False)

@@ -214,7 +214,7 @@ def omens_tri(spec: RPSpec) -> np.ndarray:
 
 # ------------------------------------------------------------- Omens of Victory (878 §5.2)
 @jit(nrt=False)
-def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
+def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C, P):
     """The Vikings' Omens of Victory inside their roll (SEED §4.3: 1 Rune die, re-roll any
     number of the Norsemen dice or of the Berserker dice; again while Runes last), solved
     backwards over the Runes on the card. In-roll state: (r, aN, fN, aB, fB), the Hits and
@@ -227,8 +227,14 @@ def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
     choice: -1 stop, else ``t * 1000 + kh * 100 + kf * 10 + ko`` (t 0 Norsemen, 1
     Berserkers). Ties (within OMENS_TIE) go to the earlier option: stop, then fewest dice
     re-rolled, then the scripted target type first (most non-Hit dice, Norsemen on a tie),
-    then most Hits kept, then most Flees kept. No allocation."""
+    then most Hits kept, then most Flees kept. A re-roll's value depends on the dice kept and
+    the other type's dice, not on the dice it re-rolls, so each level first tabulates them
+    (``_omens_rerolls`` into the scratch ``P``, shape (2, M + 1, M + 1, M + 1, M + 1, M + 1),
+    M the larger dice count) and every in-roll state reads its options there. No
+    allocation."""
     for r in range(rmax + 1):
+        if r >= co:
+            _omens_rerolls(dn, db, U, r - co, tri, P)
         for aN in range(dn + 1):
             for fN in range(dn + 1 - aN):
                 for aB in range(db + 1):
@@ -246,28 +252,45 @@ def _omens_dp(W, sign, dn, db, rmax, co, tri, U, C):
                                     a = aN if t == 0 else aB
                                     f = fN if t == 0 else fB
                                     o = d - a - f
+                                    a2 = aB if t == 0 else aN     # the other type's dice
+                                    f2 = fB if t == 0 else fN
                                     for kh in range(min(a, d - m), -1, -1):
                                         for kf in range(min(f, d - m - kh), -1, -1):
                                             ko = d - m - kh - kf
                                             if ko > o:
                                                 continue
-                                            v = 0.0
-                                            for x in range(m + 1):
-                                                for y in range(m + 1 - x):
-                                                    p = tri[t, m, x, y]
-                                                    if p == 0.0:
-                                                        continue
-                                                    if t == 0:
-                                                        v += p * U[r - co, kh + x, kf + y,
-                                                                   aB, fB]
-                                                    else:
-                                                        v += p * U[r - co, aN, fN, kh + x,
-                                                                   kf + y]
+                                            v = P[t, m, kh, kf, a2, f2]
                                             if v > best + OMENS_TIE:
                                                 best = v
                                                 code = t * 1000 + kh * 100 + kf * 10 + ko
                         U[r, aN, fN, aB, fB] = best
                         C[r, aN, fN, aB, fB] = code
+
+
+@jit(nrt=False)
+def _omens_rerolls(dn, db, U, r, tri, P):
+    """``P[t, m, kh, kf, a2, f2]``: the value (``U`` at ``r`` Runes, ``_omens_dp``) of
+    re-rolling ``m`` dice of type ``t`` keeping ``kh`` Hits and ``kf`` Flees of it (the
+    rest of its dice kept show others), the other type showing ``a2`` Hits, ``f2`` Flees."""
+    for t in range(2):
+        d = dn if t == 0 else db
+        d2 = db if t == 0 else dn
+        for m in range(1, d + 1):
+            for kh in range(d - m + 1):
+                for kf in range(d - m - kh + 1):
+                    for a2 in range(d2 + 1):
+                        for f2 in range(d2 + 1 - a2):
+                            v = 0.0
+                            for x in range(m + 1):
+                                for y in range(m + 1 - x):
+                                    p = tri[t, m, x, y]
+                                    if p == 0.0:
+                                        continue
+                                    if t == 0:
+                                        v += p * U[r, kh + x, kf + y, a2, f2]
+                                    else:
+                                        v += p * U[r, a2, f2, kh + x, kf + y]
+                            P[t, m, kh, kf, a2, f2] = v
 
 
 @jit(nrt=False)
@@ -322,17 +345,17 @@ def _omens_choice(C, r, aN, fN, aB, fB):
 
 # ----------------------------------------------------------------------------- kernels
 @jit
-def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out):
+def _rp_dice(k, pool, placed, p_keep, p_go, p_back, out, tmp):
     """Outcomes of ``k`` Runes/Prayer dice rolled one after the other (SEED §4.1): each from
     the pool, else by re-rolling a placed die of the kind ``placed`` counts (Viking Conversion
     / Faith), else none. Faces: ``p_keep`` lands on ``placed``'s kind, ``p_go`` on the other
     counted kind, ``p_back`` back to the pool (Martyrdom). ``out[i] = (P, d_placed, d_other)``
-    changes of the two counts; returns the number of rows (at most 9)."""
+    changes of the two counts; returns the number of rows (at most 9). ``tmp`` (9, 3):
+    scratch."""
     m = 1
     out[0, 0], out[0, 1], out[0, 2] = 1.0, 0.0, 0.0
     for _ in range(k):
         m2 = 0
-        tmp = np.zeros((9, 3))
         for i in range(m):
             p, dk, dg = out[i, 0], out[i, 1], out[i, 2]
             pl = pool - (dk + dg)          # dice out of the pool so far (Martyrdom: back)
@@ -387,17 +410,18 @@ def _n_converts(n, rc, pc, cc):
 
 @jit
 def _dice_moves(spec_i, spec_f, n, b, h, t, r, rc, fa, pc, pend, rag, side, k, sidx, sp,
-                scratch):
+                scratch, dsc):
     """Phase 0 (before the roll): ``k`` factions of ``side`` roll a Runes/Prayer die; each
     outcome is the phase-1 node of the same units (the dice landed). Returns successors.
-    (A Ragnarök bought first comes in as ``r`` already paid and ``rag`` = 1.)"""
+    (A Ragnarök bought first comes in as ``r`` already paid and ``rag`` = 1.) ``dsc``
+    (2, 9, 3): scratch of ``_rp_dice``."""
     R, PD = spec_i[0], spec_i[1]
     p_rune, pm, pcv, pfa = spec_f[0], spec_f[1], spec_f[2], spec_f[3]
-    dice = np.zeros((9, 3))
+    dice = dsc[0]
     if side == 0:
-        m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice)   # keep = Conversion
+        m = _rp_dice(k, R - r - rc, rc, 1.0 - p_rune, p_rune, 0.0, dice, dsc[1])  # keep: Conv.
     else:
-        m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice)              # keep = Faith
+        m = _rp_dice(k, PD - fa - pc, fa, pfa, pcv, pm, dice, dsc[1])             # keep: Faith
     nt = 0
     for i in range(m):
         if side == 0:
@@ -424,7 +448,8 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
     times (878 §5.2), then the battle dice (with Omens of Victory, scripted from
     ``vtab`` when ``omode`` < 0, else the Vikings' in-roll choice serving game ``omode``,
     ``_viking_leaves``) are applied. ``ex``: P x value of outcomes leaving the block; in-block
-    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L)."""
+    ones go to ``sidx``/``sp``. ``ows``: the Omens scratch (W, U, C, Q, L, tri, VO, top, P,
+    _dice_moves' dice)."""
     R, co, cc = spec_i[0], spec_i[2], spec_i[3]
     mn, mb, mh, mt = spec_i[5], spec_i[6], spec_i[7], spec_i[8]
     ex[g] = 0.0
@@ -436,7 +461,7 @@ def _spend_moves(spec_i, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, rag, si
         L[:, :, :, : R + 1] = vtab[dn, db, r]
     else:
         _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc2, fa, pc2, pend, rag,
-                       dn, db, omode, ows)
+                       dn, db, omode, ows, q, g)
     for hits in range(mn + mb + 1):
         for fN in range(mn + 1):
             for fB in range(mb + 1):
@@ -525,7 +550,7 @@ def _outcome_both(V, n, b, h, t, n2, b2, h2, t2, r, rc, fa, pc, pend, rag, side,
 
 @jit
 def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag, dn, db, og,
-                   ows):
+                   ows, q, g):
     """878 §5.2 Omens as a Viking choice: the value of each end of the roll in game ``og``
     (after the Convert: ``n1`` Norsemen, ``t1`` Thegns, cards ``rc``, ``pc``), the Vikings'
     in-roll choices on it (``_omens_dp``: maximise game 0, minimise game 1) and the leaf
@@ -533,27 +558,33 @@ def _viking_leaves(V, vals, spec_i, n, b, h, t, n1, t1, r, rc, fa, pc, pend, rag
     no unit is a node of this block: its value is the block's current estimate ``vals``.
     ``og`` >= OMENS_EXTERNAL: the choice of game ``og - OMENS_EXTERNAL`` read from the given
     value table ``ows[6]`` instead (a fixed Omens strategy: the saddle's, for policy
-    evaluation)."""
-    W, U, C, Q, L, VO = ows[0], ows[1], ows[2], ows[3], ows[4], ows[6]
+    evaluation). The choices ``C = ows[2][q, g]`` of Runes levels up to ``ows[7][q, g]`` (>=
+    0) are kept from a call at more Runes and otherwise the same node (``_build_block`` visits
+    the Runes descending): the DP's level r reads only the leaves and levels at r or fewer
+    Runes, none of which depends on the Runes the roll started with."""
+    W, U, Q, L, VO, top = ows[0], ows[1], ows[3], ows[4], ows[6], ows[7]
+    C = ows[2][q, g]
     R, PD, co = spec_i[0], spec_i[1], spec_i[2]
-    ext = og >= OMENS_EXTERNAL            # the leaves from a given value table (``VO``)
-    if ext:
-        og -= OMENS_EXTERNAL
-    for hits in range(dn + db + 1):
-        for fN in range(dn + 1):
-            for fB in range(db + 1):
-                n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
-                for rl in range(r + 1):
-                    if n2 + b2 == 0 or h2 + t2 == 0:
-                        w = _terminal(n2, b2, h2, t2, og)
-                    elif ext:
-                        w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
-                    elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
-                        w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
-                    else:
-                        w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
-                    W[hits, fN, fB, rl] = w
-    _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C)
+    if top[q, g] < 0:
+        ext = og >= OMENS_EXTERNAL        # the leaves from a given value table (``VO``)
+        if ext:
+            og -= OMENS_EXTERNAL
+        for hits in range(dn + db + 1):
+            for fN in range(dn + 1):
+                for fB in range(db + 1):
+                    n2, b2, h2, t2 = _after_viking_dice(n1, b, h, t1, hits, fN, fB)
+                    for rl in range(r + 1):
+                        if n2 + b2 == 0 or h2 + t2 == 0:
+                            w = _terminal(n2, b2, h2, t2, og)
+                        elif ext:
+                            w = VO[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                        elif n2 == n and b2 == b and h2 == h and t2 == t:   # in this block
+                            w = vals[og, _block_index(rl, rc, fa, pc, pend, rag, 1, 0, R, PD)]
+                        else:
+                            w = V[og, n2, b2, h2, t2, rl, rc, fa, pc, pend, rag, 1]
+                        W[hits, fN, fB, rl] = w
+        _omens_dp(W, 1.0 if og == 0 else -1.0, dn, db, r, co, ows[5], U, C, ows[8])
+        top[q, g] = r
     _omens_forward(C, dn, db, r, co, ows[5], Q, L)
 
 
@@ -631,12 +662,19 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
     ragok = np.zeros(S, np.bool_)
     valid = np.zeros(S, np.bool_)
     vals = np.zeros((2, S))
+    vj = np.zeros(S, np.int64)     # _block_vi's scratch: valid nodes, their options, choices
+    nopt = np.zeros((2, S), np.int64)
+    opts = np.zeros((2, S, K), np.int64)
+    bks = np.zeros((2, S), np.int64)
     mn, mb = spec_i[5], spec_i[6]
+    M1 = max(mn, mb) + 1
     ows = (np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-           np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
+           np.zeros((KQ, 2, R + 1, mn + 1, mn + 1, mb + 1, mb + 1), np.int64),
            np.zeros((R + 1, mn + 1, mn + 1, mb + 1, mb + 1)),
-           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO)
+           np.zeros((mn + mb + 1, mn + 1, mb + 1, R + 1)), tri, VO,
+           np.full((KQ, 2), -1, np.int64), np.zeros((2, M1, M1, M1, M1, M1)),
+           np.zeros((2, 9, 3)))
     old = np.zeros(2 + 2 * MS)
     changed = np.zeros(1, np.int64)
     live = omode[0] >= 0 or omode[1] >= 0
@@ -658,7 +696,8 @@ def _solve_rp(spec_i, spec_f, N0, B0, H0, T0, vtab, etab, fixed, fixed_spend, om
                     it = 0
                     while True:
                         sweeps = _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD,
-                                           KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals)
+                                           KQ, valid, kmaxs, ragok, ex, nsucc, sidx, sp, vals,
+                                           vj, nopt, opts, bks)
                         if sweeps < 0:
                             return V, D, E, G, -1, 0
                         worst = max(worst, sweeps)
@@ -684,15 +723,17 @@ def _build_block(spec_i, spec_f, vtab, etab, V, n, b, h, t, R, PD, KQ, valid, km
     ``omens_only``: only the Viking phase-1 options again (the Omens choices, from ``vals``),
     ``changed[0]`` set when any of them moved."""
     cc, gp, rgc = spec_i[3], spec_i[4], spec_i[9]
-    for r in range(R + 1):
-        for rc in range(R + 1 - r):
-            for fa in range(PD + 1):
-                for pc in range(PD + 1 - fa):
-                    for pend in range(2):
-                        for rag in range(2):
-                            for side in range(2):
-                                if omens_only and side == 1:
-                                    continue
+    top = ows[7]
+    for rc in range(R + 1):
+        for fa in range(PD + 1):
+            for pc in range(PD + 1 - fa):
+                for pend in range(2):
+                    for rag in range(2):
+                        for side in range(2):
+                            if omens_only and side == 1:
+                                continue
+                            top[:] = -1       # no Omens choices kept (``_viking_leaves``)
+                            for r in range(R - rc, -1, -1):
                                 _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc,
                                             fa, pc, pend, rag, side, R, PD, KQ, cc, gp, rgc,
                                             valid, kmaxs, ragok, ex, nsucc, sidx, sp, scratch,
@@ -722,7 +763,7 @@ def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, 
             ex[j, o, 1] = 0.0
             m = _dice_moves(spec_i, spec_f, n, b, h, t, r - rgc if buy else r, rc, fa,
                             pc, pend, 1 if buy else rag, side, o - km - 1 if buy else o,
-                            sidx[0, j, o], sp[0, j, o], scratch)
+                            sidx[0, j, o], sp[0, j, o], scratch, ows[9])
             nsucc[0, j, o] = m
             nsucc[1, j, o] = m
             sidx[1, j, o] = sidx[0, j, o]
@@ -782,14 +823,6 @@ def _build_node(spec_i, spec_f, vtab, etab, V, n, b, h, t, r, rc, fa, pc, pend, 
 
 
 @jit
-def _option_value(ex, nsucc, sidx, sp, vals, j, q, g):
-    v = ex[j, q, g]
-    for s in range(nsucc[g, j, q]):
-        v += sp[g, j, q, s] * vals[g, sidx[g, j, q, s]]
-    return v
-
-
-@jit
 def _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmax, ok, nsucc):
     """The option imposed at node ``j`` (-1: none). At a phase-0 node with the Ragnarök
     option (``ok``), a k and a Ragnarök choice are imposed separately: either alone leaves
@@ -842,44 +875,78 @@ def _allowed_option(fk, o, km):
 
 @jit
 def _block_vi(V, D, E, G, fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, ex,
-              nsucc, sidx, sp, vals):
+              nsucc, sidx, sp, vals, vj, nopt, opts, bks):
     """Value iteration (Gauss-Seidel) of both games over one block; phase 0 is the roller's
     choice, phase 1 the English one; ties go to the smaller option (fewer dice rolled, no
     Ragnarök, fewer Converts, God's Peace last). Returns the sweeps used, -1 without
-    convergence."""
-    S = valid.shape[0]
+    convergence. The options open at each node (``opts``, ``nopt``: the imposed one, or those
+    affordable and allowed, ascending) and the valid nodes (``vj``) do not move during the
+    sweeps, so they are listed once; each node's value and choice (``bks``: the last sweep's)
+    are booked into V, D, E, G once the sweeps converge (nothing reads them for this block
+    before)."""
+    nv = _block_options(fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, nsucc,
+                        vj, nopt, opts)
     for sweep in range(VI_MAX_SWEEPS):
         delta = 0.0
-        for j in range(S):
-            if not valid[j]:
-                continue
+        for i in range(nv):
+            j = vj[i]
             chooser = 1 if j % 2 == 1 else (j // 2) % 2
-            fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j],
-                               ragok[j], nsucc)
-            km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
             for g in range(2):
                 maxim = chooser == g
                 best = -1.0
                 bk = 0
-                if fk >= 0:
-                    bk = fk
-                    best = _option_value(ex, nsucc, sidx, sp, vals, j, fk, g)
-                else:
-                    for k in range(kmaxs[j] + 1):
-                        if nsucc[g, j, k] < 0 or not _allowed_option(fk, k, km):
-                            continue
-                        q = _option_value(ex, nsucc, sidx, sp, vals, j, k, g)
-                        if best < 0.0 or (maxim and q > best + 1e-13) or \
-                                (not maxim and q < best - 1e-13):
-                            best = q
-                            bk = k
+                for c in range(nopt[g, i]):
+                    k = opts[g, i, c]
+                    q = ex[j, k, g]
+                    for s in range(nsucc[g, j, k]):
+                        q += sp[g, j, k, s] * vals[g, sidx[g, j, k, s]]
+                    if best < 0.0 or (maxim and q > best + 1e-13) or \
+                            (not maxim and q < best - 1e-13):
+                        best = q
+                        bk = k
                 delta = max(delta, abs(best - vals[g, j]))
                 vals[g, j] = best
-                _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, best, bk,
-                       km if ragok[j] else 99)
+                bks[g, j] = bk
         if delta <= VI_TOL:
+            for i in range(nv):
+                j = vj[i]
+                km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
+                for g in range(2):
+                    _store(V, D, E, G, g, n, b, h, t, j, R, PD, KQ, vals[g, j], bks[g, j],
+                           km if ragok[j] else 99)
             return sweep + 1
     return -1
+
+
+@jit
+def _block_options(fixed, fixed_spend, n, b, h, t, R, PD, KQ, valid, kmaxs, ragok, nsucc, vj,
+                   nopt, opts):
+    """``_block_vi``'s lists: the valid nodes ``vj`` (ascending: the Gauss-Seidel order) and,
+    per game and node, the options a sweep compares (``_fixed_option``'s imposed one alone,
+    else every affordable option ``_allowed_option`` leaves open, ascending). Returns the
+    number of valid nodes."""
+    nv = 0
+    for j in range(valid.shape[0]):
+        if not valid[j]:
+            continue
+        vj[nv] = j
+        fk = _fixed_option(fixed, fixed_spend, n, b, h, t, j, R, PD, KQ, kmaxs[j], ragok[j],
+                           nsucc)
+        km = (kmaxs[j] - 1) // 2 if ragok[j] else kmaxs[j]
+        for g in range(2):
+            c = 0
+            if fk >= 0:
+                opts[g, nv, 0] = fk
+                c = 1
+            else:
+                for k in range(kmaxs[j] + 1):
+                    if nsucc[g, j, k] < 0 or not _allowed_option(fk, k, km):
+                        continue
+                    opts[g, nv, c] = k
+                    c += 1
+            nopt[g, nv] = c
+        nv += 1
+    return nv
 
 
 @jit
