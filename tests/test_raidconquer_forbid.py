@@ -141,25 +141,7 @@ def test_attacker_never_pillages_a_forbidden_raid_card(forbid, pillaged, looted)
      ["Jeweled Reliquary", "Coin"]),
     # only forbidden Treasures to Loot: the attacker Plunders the top of the deck instead
     ("jeweled_reliquary+gold_torc", ["Jeweled Reliquary", "Gold Torc"], ["Coin", "Hacksilver"],
-     "Hacksilver", ["Jeweled Reliquary", "Gold Torc"])])
-def test_attacker_never_loots_a_forbidden_treasure(forbid, discard, deck, looted, left):
-    """§8.2.3 Loot "any card" of the defender's discard (the policy: most Legend, then cost,
-    first on ties, §12.4); a Treasure the attacker forbids is no choice. Attacker Warriors
-    x 3 + 2 = 5 = the Lone-Raid chooser's Defense 5: success, a Treasure (Arm Ring), then
-    the Loot; with nothing allowed in the discard, Plunder (the top of the deck)."""
-    pols = ["hints", f"hints(forbid={forbid})" if forbid else "hints"]
-    s, g = blank(2, pols)
-    war, arm = ids(s, "Warriors", "Arm Ring")
-    play(g, 1, [war] * 3)
-    g.players[1].action, g.players[1].target, g.players[0].action = R.ATTACK, 0, R.LONE
-    g.treasure = [arm] * 3
-    g.players[0].discard, g.players[0].deck = ids(s, *discard), ids(s, *deck)
-    both(s, g, r_actions(), k_actions(s))
-    assert g.players[1].discard == [arm] + ids(s, looted)
-    assert g.players[0].discard == ids(s, *left)
-
-
-@pytest.mark.parametrize("forbid, discard, deck, looted, left", [
+     "Hacksilver", ["Jeweled Reliquary", "Gold Torc"]),
     ("", ["Coin", "Hacksilver", "Coin"], [], "Hacksilver", ["Coin", "Coin"]),   # cost 3 > 0
     ("hacksilver", ["Coin", "Hacksilver", "Coin"], [], "Coin", ["Hacksilver", "Coin"]),
     # §8.2.4: a Betray card in the discard must be taken, over a costlier card
@@ -174,11 +156,13 @@ def test_attacker_never_loots_a_forbidden_treasure(forbid, discard, deck, looted
      ["Kalf", "Berserker"])])
 def test_attacker_never_loots_a_forbidden_card(forbid, discard, deck, looted, left):
     """§8.2.3 Loot "any card" of the defender's discard (the policy: most Legend, then cost,
-    first on ties, §12.4; these cards have no Legend): a card the attacker forbids is no
-    choice, Viking and Village cards as Treasures (notes §12.4, 2026-12-08). §8.2.4 (a rule,
-    not a choice) still binds: with a Betray card in the discard the attacker takes a Betray
-    card it does not forbid, and with none, nothing: it Plunders. The position is the Treasure test's above (success, an Arm Ring, then the
-    Loot; nothing allowed: Plunder)."""
+    first on ties, §12.4): a card the attacker forbids is no choice, a Treasure (Jeweled
+    Reliquary: Legend 3) and, since 2026-12-08 (notes §12.4), Viking and Village cards too
+    (no Legend: cost decides). §8.2.4 (a rule, not a choice) still binds: with a Betray
+    card in the discard the attacker takes a Betray card it does not forbid, and with none,
+    nothing: it Plunders. Attacker Warriors x 3 + 2 = 5 = the Lone-Raid chooser's Defense 5:
+    success, a Treasure (Arm Ring), then the Loot; nothing allowed: Plunder (the top of the
+    deck)."""
     pols = ["hints", f"hints(forbid={forbid})" if forbid else "hints"]
     s, g = blank(2, pols)
     war, arm = ids(s, "Warriors", "Arm Ring")
