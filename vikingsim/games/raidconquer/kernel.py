@@ -777,8 +777,11 @@ def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring,
             m += 1
     pn[s, PLAY] = m
     pn[s, HAND] = q
-    i = 0
-    while i < pn[s, PLAY]:
+    i = -1              # i is a sum when used, never the constant 0: numba compiles _use_alt
+    while True:         # once (int64), not also for a Literal[int](0) (issue 19 §4)
+        i += 1
+        if i >= pn[s, PLAY]:
+            break
         k = pp[s, PLAY, i]
         if fl[s, i] == NORMAL and alt[k, 0] != Ability.NONE:
             j = _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i,
@@ -786,7 +789,6 @@ def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring,
             if j >= 0:
                 _use_alt(ri, card, par, fb, pp, pn, fl, ps, supply, s, i, alt[k, j],
                          alt_n[k, j], dice)
-        i += 1
 
 
 @jit(nrt=False, internal=True)
