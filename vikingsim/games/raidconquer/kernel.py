@@ -27,6 +27,15 @@ State of one game (reused by a block's games; P seats, CAP = cards in the game):
     ec    uint16[5, P, K]   the game's per-card counters (``EC_*``, §14.6): its row of ``cards``;
                             row ``EC_PLANS`` counts Secret Plans by action in slots 0-3
 Policy functions read only the acting seat's own piles and public state (§2.2, §14.4).
+
+Compile time (issue 19 §4; docs/benchmarks.md "Compile time, second pass"): numba compiles
+each non-inlined function apart and then optimizes and emits the whole subtree it calls again,
+so the single-site links of the chain (``_play_game``, ``_play_round``, ``_main_and_action``)
+are numba-inlined and the kernel is emitted once, in ``_play_block``; the bigger bodies
+(``_main_turn``, ``_action_phase``) stay real calls (inlining them retypes them inside the
+block: slower to compile). ``internal=True`` on functions only compiled code calls (no CPython
+or C wrapper to build); the ones tests call from Python keep theirs. ``_record`` is not
+inlined: numba cannot inline a call of more than 30 arguments (Python passes them as a tuple).
 """
 from vikingsim.core.cards import NO_CARD, _draw, _shuffle
 from vikingsim.core.jit import jit
@@ -496,7 +505,7 @@ def _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i, spr
     return best
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _ritual(card, pp, pn, fl, s, dice):
     """Ritual Sacrifice (§7.5, assumption): the costliest Viking in deck then discard (first
     found on ties) is taken into play; then the deck is shuffled."""
@@ -513,7 +522,7 @@ def _ritual(card, pp, pn, fl, s, dice):
     _shuffle(pp[s, DECK], pn[s, DECK], dice)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _use_alt(ri, card, par, fb, pp, pn, fl, ps, supply, s, i, a, n, dice):
     """Carry out alternative ``a`` (amount n) of play card i (§7.3, §7.5, §11.2)."""
     if a == Ability.SHIPBUILD or a == Ability.SACRIFICE_SELF_HACKSILVER:
@@ -723,7 +732,7 @@ def _buy_step(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, shn
     ps[s, PS_SILVER_SPENT] += spent
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _keep_back(ri, card, par, pp, pn, fl, s, spring):
     """Policy (§7.2, §13.8, ``keep_in_winter``): with ``play_all_cards`` false, in Winter, mark
     ``fl[s, h] = KEEP`` on up to keep_in_winter hand cards with no Silver and Power + Influence
@@ -751,7 +760,7 @@ def _keep_back(ri, card, par, pp, pn, fl, s, spring):
     return kept
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring, dice):
     """§7.2-§7.3: play the hand (the whole hand, unless ``_keep_back`` keeps cards in hand, in
     hand order) and use abilities card by card: a Main turn up to its buy step."""
@@ -768,8 +777,11 @@ def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring,
             m += 1
     pn[s, PLAY] = m
     pn[s, HAND] = q
-    i = 0
-    while i < pn[s, PLAY]:
+    i = -1              # i is a sum when used, never the constant 0: numba compiles _use_alt
+    while True:         # once (int64), not also for a Literal[int](0) (issue 19 §4)
+        i += 1
+        if i >= pn[s, PLAY]:
+            break
         k = pp[s, PLAY, i]
         if fl[s, i] == NORMAL and alt[k, 0] != Ability.NONE:
             j = _choose_alt(ri, card, alt, alt_n, par, fb, pp, pn, fl, ps, supply, s, i,
@@ -777,10 +789,9 @@ def _main_play(ri, card, alt, alt_n, par, fb, supply, pp, pn, fl, ps, s, spring,
             if j >= 0:
                 _use_alt(ri, card, par, fb, pp, pn, fl, ps, supply, s, i, alt[k, j],
                          alt_n[k, j], dice)
-        i += 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _main_close(ri, pp, pn, fl, s, ec):
     """A Main turn after its buy step: count every card that entered play this turn (§14.6),
     then move buried cards to the Bury pile (§7.6)."""
@@ -811,7 +822,7 @@ def _main_turn(ri, card, alt, alt_n, bscore, kind, par, fb, rows, supply, sh, sh
 
 
 # ---------------------------------------------------------------- Defend (§8.1)
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _payment(ri, card, pp, pn, s, need, order, chosen):
     """§8.1.3, §13.5: mark in ``chosen`` the buried cards spent: largest Silver first
     (earliest on ties) skipping overshoots, then (at_least) the smallest left. True if paid."""
@@ -844,7 +855,7 @@ def _payment(ri, card, pp, pn, s, need, order, chosen):
     return total >= need and (total == need or not exact)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _defend(ri, card, par, fb, rows, supply, sh, shn, pp, pn, fl, ps, s, order, chosen):
     """§8.1.2 bury one Coin (then Hacksilver) from play; §8.1.3 acquire the highest-Defense
     Row card the Bury pile pays for, never one the seat forbids (``fb``, §12.4), then gain a
@@ -905,7 +916,7 @@ def _defense_of(ri, base_att, base_def, ps, s):
     return d
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
     """§8.2.1-8.2.4: success gains a Treasure, then Pillage (best Legend), else Loot (a
     Betray card if any; best Legend, then cost), else Plunder the top card. ``fb`` = the
@@ -963,7 +974,7 @@ def _attack(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, a, t, power):
         _push(pp, pn, a, DISC, pp[t, DECK, pn[t, DECK]])
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _attacks(ri, card, base_att, base_def, fb, sh, shn, pp, pn, ps, gs, n_seats):
     """§8.2.2: attackers in turn order; only the unique strongest on a defender succeeds."""
     for i in range(n_seats):
@@ -1014,7 +1025,7 @@ def _highest_slot(ri, card, rows, limit, skip):
     return best
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _to_bottom(sh, shn, rows, j):
     """The card in Raid Row slot j goes under the Raid deck; the slot is refilled."""
     _insert_bottom(sh[RDECK], shn[RDECK], rows[RROW, j])
@@ -1025,7 +1036,7 @@ def _to_bottom(sh, shn, rows, j):
 _NO_LIMIT = 1 << 40
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _failed_raid(ri, card, sh, shn, rows, gs):
     """§8.5: the highest Defense in the Row goes under the Raid deck."""
     gs[GS_FAILED] += 1
@@ -1046,7 +1057,7 @@ def _party_power(ri, base_att, ps, members, m):
     return total
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _chaotic_raid(ri, card, base_att, fb, sh, shn, rows, pp, pn, ps, gs, n_seats, members):
     """§8.3.5: everyone who chose Raid Party (DEFAULT: with their own Longboat) raids for
     nobody; success sends the highest reachable card under the Raid deck, never a card a
@@ -1091,7 +1102,7 @@ def _top_chooser(ps, gs, n_seats, action, first, second):
     return best, n_top
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps, gs, n_seats,
                 rnd, members):
     """§8.3: Earl (most Influence, then Power; else Chaotic Raid), invitations within the
@@ -1132,7 +1143,7 @@ def _raid_party(ri, card, base_att, kinds, params, fb, sh, shn, rows, pp, pn, ps
         _gain_treasure(sh, shn, pp, pn, members[i], fb[members[i]])
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _lone_raid(ri, card, fb, sh, shn, rows, pp, pn, ps, gs, n_seats):
     """§8.4: most Power, then Influence; still tied: nobody."""
     best, n_top = _top_chooser(ps, gs, n_seats, LONE, PS_POWER, PS_INFL)
@@ -1261,7 +1272,7 @@ def _draw_phase(ri, pp, pn, fl, gs, n_seats, rnd, dice):
             _draw_to(pp, pn, fl, s, HAND, need, dice)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False)
 def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh, shn,
                 rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol):
     """One round (§5): Draw, (Spring) Secret Plan, Main, (Spring) Action phase."""
@@ -1279,7 +1290,7 @@ def _play_round(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params,
                      shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice, pol)
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _count_plans(ri, ps, ec, n_seats):
     """§14.6: each seat's Secret Plan of this Spring round (§6.2), once all are made (with
     ``count_elements`` on, as every element count)."""
@@ -1288,7 +1299,7 @@ def _count_plans(ri, ps, ec, n_seats):
             ec[EC_PLANS, s, ps[s, PS_ACTION]] += 1
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, sh,
                      shn, rows, supply, pp, pn, fl, ps, gs, n_seats, rnd, s1, s2, ec, dice,
                      pol):
@@ -1307,7 +1318,7 @@ def _main_and_action(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, pa
                       pp, pn, fl, ps, gs, n_seats, rnd, s1, s2)
 
 
-@jit(nrt=False)
+@jit(inline="always", nrt=False, internal=True)
 def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, fb, g, pp, pn,
                fl, ps, sh, shn, tmp, rows, supply, box, gs, s1, s2, ec, dice, pol):
     """Play one game from setup to its end; returns (truncated, rounds)."""
@@ -1327,7 +1338,7 @@ def _play_game(ri, card, alt, alt_n, bscore, base_att, base_def, kinds, params, 
     return True, ri[RuleSlot.MAX_ROUNDS]
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _census(card, sh, shn, rows, pp, pn, supply, box, n_seats, census, g):
     for k in range(card.shape[1]):
         census[g, k] = supply[k] + box[k]
@@ -1355,7 +1366,7 @@ def _count_final(pp, pn, fl, ec, n_seats):
                     ec[EC_FINAL, s, pp[s, p, j]] += 1
 
 
-@jit(nrt=False)
+@jit(nrt=False, internal=True)
 def _record(ri, card, pp, pn, fl, ps, sh, shn, rows, supply, box, gs, n_seats, g, trunc,
             n_rounds, ec, winner, tie, tied, rounds, truncated, failed, census, legend,
             raid_legend, raids, character, earls, won, acquired, pillaged, lost, silver_avail,
