@@ -60,7 +60,10 @@ def test_gap_is_the_worth_tables_difference(rc_study, reference):
     others = t.drop("berserker")
     want = {"longboat": t["longboat"], "mean": others.mean(),
             "median": others.median()}[reference]          # 5 others: the 3rd
-    assert abs(want) > 0.005                               # a reference that is not 0
+    # a reference that is not 0: the checks below hold to 1e-12, so any |want| > 1e-4 tells
+    # a gap taken from the reference from one taken from 0 (the mean of these five cards'
+    # worths is small: +0.07 points here since the Loot reading of 2026-12-08)
+    assert abs(want) > 1e-4
     assert s["worth"] == pytest.approx(t["berserker"], abs=1e-12)
     assert s["reference_worth"] == pytest.approx(want, abs=1e-12)
     assert s["worth_gap"] == pytest.approx(t["berserker"] - want, abs=1e-12)
